@@ -1,0 +1,92 @@
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { DEFAULT_LIMITER_SETTINGS } from '../nodes/shared/limiter';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transport';
+
+/**
+ * The gateway's appCode and how to reach the gateway. The nodes test it with a free call to the
+ * violation support rules (see `testedBy` in each node), because the gateway answers HTTP 200
+ * with a code in the body, which a declarative credential test cannot read.
+ */
+export class DataGatewayApi implements ICredentialType {
+	name = 'dataGatewayApi';
+
+	displayName = 'Data Gateway API';
+
+	icon = { light: 'file:dataGateway.svg', dark: 'file:dataGateway.dark.svg' } as const;
+
+	documentationUrl = 'https://github.com/n8n-nodes-data-gateway/n8n-nodes-data-gateway#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'App Code',
+			name: 'appCode',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			description: 'The authorization code (appCode) of your gateway account',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://gateway.example.com',
+			description: 'The API root; operation paths such as /telecom/identify are added to it',
+		},
+		{
+			displayName: 'Send App Code As',
+			name: 'appCodePlacement',
+			type: 'options',
+			options: [
+				{
+					name: 'Query Parameter (appCode)',
+					value: 'query',
+					description: 'What the gateway documents',
+				},
+				{
+					name: 'Authorization Header',
+					value: 'header',
+					description: 'Authorization: AppCode &lt;code&gt; keeps the code out of URLs and proxy logs',
+				},
+			],
+			default: 'query',
+		},
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_TIMEOUT_SECONDS,
+			description: 'How long to wait for one answer before giving up on it',
+		},
+		{
+			displayName: 'Max Retries',
+			name: 'maxRetries',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 10 },
+			default: DEFAULT_MAX_RETRIES,
+			description:
+				'Extra attempts for lookups and queries after a network error, HTTP 5xx or 429. Sends, creates, updates and deletes are never retried.',
+		},
+		{
+			displayName: 'Max Concurrent Requests',
+			name: 'maxConcurrent',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: DEFAULT_LIMITER_SETTINGS.maxConcurrent,
+			description: 'Requests in flight at once with this credential, across all nodes of this n8n process',
+		},
+		{
+			displayName: 'Max Requests per Second',
+			name: 'maxPerSecond',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: DEFAULT_LIMITER_SETTINGS.maxPerSecond,
+			description:
+				'0 finds the rate by itself: when the gateway answers 429 it waits for Retry-After and settles just below that rate',
+		},
+	];
+}

@@ -1,0 +1,9 @@
+/** Tests run TypeScript through ts-jest without type checking; `npm run build` type-checks everything. */
+module.exports = {
+	testEnvironment: 'node',
+	testMatch: ['<rootDir>/test/**/*.test.ts'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+	},
+	testTimeout: 30000,
+};

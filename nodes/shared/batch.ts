@@ -1,0 +1,111 @@
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { GatewayFailure, toNodeApiError } from './errors';
+import { executionScope } from './executionScope';
+
+export interface ItemWork<Plan, Result> {
+	/** Reads and checks the item's parameters. Throws (naming the field) before anything is paid. */
+	plan: (itemIndex: number) => Plan | Promise<Plan>;
+	/**
+	 * Identical questions share one gateway call. Paid lookups also share it across the whole
+	 * execution (so Retry On Fail does not pay again); `undefined` disables sharing for the item.
+	 */
+	shareKey?: (plan: Plan) => string | undefined;
+	shareAcrossExecution?: boolean;
+	execute: (plan: Plan, itemIndex: number) => Promise<Result>;
+	/** One or more output objects for the item; each is paired with the item. */
+	output: (result: Result, plan: Plan, itemIndex: number) => IDataObject | IDataObject[];
+	/** Items processed at once; the credential's limiter still bounds the gateway calls. */
+	concurrency: number;
+}
+
+type ItemError = NodeApiError | NodeOperationError;
+
+function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError {
+	if (error instanceof GatewayFailure) return toNodeApiError(ctx.getNode(), error, itemIndex);
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error.message : String(error), { itemIndex });
+}
+
+function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	if (error.description) json.errorDescription = error.description;
+	const gatewayCode = (error.cause as IDataObject | undefined)?.gatewayCode;
+	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
+	return { json, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * Runs one operation over every input item: all checks first, then the calls with bounded
+ * concurrency and shared answers for identical questions. The output keeps input order, pairs
+ * every item, and under Continue On Fail turns each failed item into an error item.
+ */
+export async function runForEachItem<Plan, Result>(
+	ctx: IExecuteFunctions,
+	work: ItemWork<Plan, Result>,
+): Promise<INodeExecutionData[]> {
+	const items = ctx.getInputData();
+	const continueOnFail = ctx.continueOnFail();
+	const plans: Array<Plan | undefined> = new Array(items.length);
+	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
+
+	// Check every item before the first paid call: a bad item must not leave others half-paid.
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			plans[itemIndex] = await work.plan(itemIndex);
+		} catch (error) {
+			const itemError = asItemError(ctx, error, itemIndex);
+			if (!continueOnFail) throw itemError;
+			results[itemIndex] = [errorItem(itemError, itemIndex)];
+		}
+	}
+
+	const executionId = ctx.getExecutionId?.() || '';
+	const shared = work.shareAcrossExecution && executionId ? executionScope(executionId).lookups : new Map<string, Promise<unknown>>();
+	const answerFor = (plan: Plan, itemIndex: number): Promise<Result> => {
+		const key = work.shareKey?.(plan);
+		if (key === undefined) return work.execute(plan, itemIndex);
+		let answer = shared.get(key) as Promise<Result> | undefined;
+		if (!answer) {
+			answer = work.execute(plan, itemIndex);
+			shared.set(key, answer);
+			// Failures are not kept: a later run may ask again.
+			answer.catch(() => shared.delete(key));
+		}
+		return answer;
+	};
+
+	const stop: { firstFailure?: { itemIndex: number; error: ItemError } } = {};
+	let nextIndex = 0;
+	const worker = async () => {
+		while (nextIndex < items.length && !stop.firstFailure) {
+			const itemIndex = nextIndex++;
+			if (results[itemIndex]) continue;
+			const plan = plans[itemIndex] as Plan;
+			try {
+				const result = await answerFor(plan, itemIndex);
+				const objects = work.output(result, plan, itemIndex);
+				results[itemIndex] = (Array.isArray(objects) ? objects : [objects]).map((json) => ({
+					json,
+					pairedItem: { item: itemIndex },
+				}));
+			} catch (error) {
+				const itemError = asItemError(ctx, error, itemIndex);
+				if (continueOnFail) {
+					results[itemIndex] = [errorItem(itemError, itemIndex)];
+				} else if (!stop.firstFailure || itemIndex < stop.firstFailure.itemIndex) {
+					stop.firstFailure = { itemIndex, error: itemError };
+				}
+			}
+		}
+	};
+	const workers = Math.max(1, Math.min(work.concurrency, items.length));
+	await Promise.all(Array.from({ length: workers }, worker));
+
+	if (stop.firstFailure) throw stop.firstFailure.error;
+	return results.flatMap((result) => result ?? []);
+}

@@ -1,0 +1,53 @@
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	IExecuteFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
+import { z } from 'zod';
+
+import { GatewayFailure } from './errors';
+import { GatewayClient, settingsFromCredentials } from './transport';
+
+export const CREDENTIAL_NAME = 'dataGatewayApi';
+export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';
+
+/** The gateway client for the credential selected on the node. */
+export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClient> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
+	return new GatewayClient(settingsFromCredentials(credentials));
+}
+
+/** Call options that cancel with the execution and log through n8n's logger. */
+export function callOptions(ctx: IExecuteFunctions) {
+	return { signal: ctx.getExecutionCancelSignal?.(), logger: ctx.logger };
+}
+
+/**
+ * Credential test: the violation support rules are free and change nothing, and a wrong appCode
+ * gets a non-zero code there like everywhere else.
+ */
+export async function testGatewayCredential(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const settings = settingsFromCredentials(credential.data ?? {});
+	if (!settings.appCode) return { status: 'Error', message: 'App Code is empty: paste the appCode of your gateway account.' };
+	if (!/^https?:\/\/[^/\s]+/i.test(settings.baseUrl)) {
+		return { status: 'Error', message: 'Base URL must start with http:// or https://, for example https://gateway.example.com' };
+	}
+	const client = new GatewayClient({ ...settings, maxRetries: 0 });
+	try {
+		await client.call('violationSupport', { preCarNum: '京' }, z.unknown());
+		return { status: 'OK', message: 'Connection successful: the gateway accepted the appCode' };
+	} catch (error) {
+		if (error instanceof GatewayFailure && error.kind === 'gateway-code') {
+			return {
+				status: 'Error',
+				message: `The gateway refused the appCode (code ${error.gatewayCode}: ${error.message}). Check the App Code and that the account is active.`,
+			};
+		}
+		const text = error instanceof Error ? error.message : String(error);
+		return { status: 'Error', message: `Could not reach the gateway at the Base URL: ${text}` };
+	}
+}

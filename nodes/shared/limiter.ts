@@ -1,0 +1,168 @@
+import { createHash } from 'crypto';
+
+import { abortableSleep } from './sleep';
+
+export interface LimiterSettings {
+	/** Requests in flight at once. */
+	maxConcurrent: number;
+	/** Upper bound on requests per second; 0 means no fixed bound (the limiter still adapts to 429). */
+	maxPerSecond: number;
+}
+
+export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
+
+/** How far below the rate that drew a 429 the limiter settles. */
+const BACKOFF_FACTOR = 0.9;
+/** After a quiet spell of this length without 429, the adaptive rate creeps up again. */
+const PROBE_INTERVAL_MS = 5000;
+const PROBE_STEP = 1.05;
+
+/**
+ * Concurrency plus requests-per-second for one credential. The gateway's real cap is not
+ * published, so when it answers 429 the limiter pauses everyone for Retry-After and settles
+ * just under the rate it had achieved, instead of hammering the appCode with rejected calls.
+ */
+export class GatewayLimiter {
+	private settings: LimiterSettings;
+	private inFlight = 0;
+	private readonly waiters: Array<() => void> = [];
+	/** Adaptive rate learned from 429 answers; Infinity until the first one. */
+	private learnedPerSecond = Number.POSITIVE_INFINITY;
+	private nextStartAt = 0;
+	private pausedUntil = 0;
+	private lastThrottleAt = 0;
+	private lastProbeAt = 0;
+	/** Start times of the last second, oldest first, from index `recentHead` on. */
+	private recentStarts: number[] = [];
+	private recentHead = 0;
+
+	constructor(settings: LimiterSettings) {
+		this.settings = settings;
+	}
+
+	update(settings: LimiterSettings) {
+		this.settings = settings;
+	}
+
+	/** Current effective requests per second, or Infinity when nothing limits it. */
+	get ratePerSecond(): number {
+		const fixed = this.settings.maxPerSecond > 0 ? this.settings.maxPerSecond : Number.POSITIVE_INFINITY;
+		return Math.min(fixed, this.learnedPerSecond);
+	}
+
+	/** Waits for a slot and a start time; the caller must call the returned release exactly once. */
+	async acquire(signal?: AbortSignal): Promise<() => void> {
+		await this.takeConcurrencySlot(signal);
+		try {
+			await this.waitForStartTime(signal);
+		} catch (error) {
+			this.releaseSlot();
+			throw error;
+		}
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.releaseSlot();
+		};
+	}
+
+	/** The gateway said 429: pause all requests for Retry-After and lower the rate once per spell. */
+	onThrottled(retryAfterMs: number) {
+		const now = Date.now();
+		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+		if (now - this.lastThrottleAt < 1000) return;
+		this.lastThrottleAt = now;
+		this.lastProbeAt = now;
+		const achieved = this.startsInLastSecond(now);
+		const base = Math.min(this.ratePerSecond, Math.max(achieved, 1));
+		this.learnedPerSecond = Math.max(1, base * BACKOFF_FACTOR);
+	}
+
+	/** A call was answered without 429: after a quiet spell, probe a little higher. */
+	onAccepted() {
+		if (!Number.isFinite(this.learnedPerSecond)) return;
+		const now = Date.now();
+		if (now - this.lastProbeAt < PROBE_INTERVAL_MS) return;
+		this.lastProbeAt = now;
+		this.learnedPerSecond *= PROBE_STEP;
+	}
+
+	private async takeConcurrencySlot(signal?: AbortSignal) {
+		if (this.inFlight < Math.max(1, this.settings.maxConcurrent)) {
+			this.inFlight++;
+			return;
+		}
+		await new Promise<void>((resolve, reject) => {
+			const onAbort = () => {
+				const index = this.waiters.indexOf(grant);
+				if (index >= 0) this.waiters.splice(index, 1);
+				reject(signal?.reason ?? new Error('Cancelled'));
+			};
+			const grant = () => {
+				signal?.removeEventListener('abort', onAbort);
+				resolve();
+			};
+			if (signal?.aborted) return onAbort();
+			signal?.addEventListener('abort', onAbort, { once: true });
+			this.waiters.push(grant);
+		});
+	}
+
+	private releaseSlot() {
+		const next = this.waiters.shift();
+		if (next) next(); // the slot passes straight to the next waiter
+		else this.inFlight--;
+	}
+
+	private async waitForStartTime(signal?: AbortSignal) {
+		for (;;) {
+			const now = Date.now();
+			const rate = this.ratePerSecond;
+			const earliest = Math.max(this.pausedUntil, Number.isFinite(rate) ? this.nextStartAt : 0);
+			if (earliest <= now) {
+				if (Number.isFinite(rate)) this.nextStartAt = Math.max(now, this.nextStartAt) + 1000 / rate;
+				this.recordStart(now);
+				return;
+			}
+			// Re-check after sleeping: a 429 elsewhere may have moved the pause or the rate.
+			await abortableSleep(earliest - now, signal);
+		}
+	}
+
+	private recordStart(now: number) {
+		this.recentStarts.push(now);
+		this.dropStartsOlderThanOneSecond(now);
+	}
+
+	private startsInLastSecond(now: number) {
+		this.dropStartsOlderThanOneSecond(now);
+		return this.recentStarts.length - this.recentHead;
+	}
+
+	private dropStartsOlderThanOneSecond(now: number) {
+		while (this.recentHead < this.recentStarts.length && now - this.recentStarts[this.recentHead] > 1000) {
+			this.recentHead++;
+		}
+		// Compact now and then instead of shifting on every call.
+		if (this.recentHead > 1024) {
+			this.recentStarts = this.recentStarts.slice(this.recentHead);
+			this.recentHead = 0;
+		}
+	}
+}
+
+const limiters = new Map<string, GatewayLimiter>();
+
+/** One limiter per credential (base URL + appCode), shared by every node and execution in the process. */
+export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSettings): GatewayLimiter {
+	const key = createHash('sha256').update(`${baseUrl}\n${appCode}`).digest('hex');
+	let limiter = limiters.get(key);
+	if (!limiter) {
+		limiter = new GatewayLimiter(settings);
+		limiters.set(key, limiter);
+	} else {
+		limiter.update(settings);
+	}
+	return limiter;
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * Tolerant readers for fields whose JSON type drifts (the spec's samples mix "1" and 1).
+ * Each accepts both forms and hands the node the type the spec declares.
+ */
+export const looseString = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
+
+export const looseNumber = z.union([
+	z.number(),
+	z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'expected a number').transform(Number),
+]);
+
+export const looseInteger = z.union([
+	z.number().int(),
+	z.string().trim().regex(/^-?\d+$/, 'expected an integer').transform(Number),
+]);
+
+/** An object whose unknown extra fields are kept, not stripped. */
+export function record<Shape extends z.ZodRawShape>(shape: Shape) {
+	return z.object(shape).passthrough();
+}
+
+/** Where the spec does not say whether `data` is one object or a list: always hand over a list. */
+export function oneOrMany<Item extends z.ZodTypeAny>(item: Item) {
+	return z.union([z.array(item), item.transform((value) => [value])]);
+}
+
+export const envelopeSchema = record({
+	code: looseInteger,
+	message: looseString.optional().nullable().transform((value) => value ?? undefined),
+	data: z.unknown().optional(),
+});
+
+/** Names the first field that does not fit, e.g. `data.records[2].time: Expected string, received object`. */
+export function describeSchemaProblem(error: z.ZodError, root?: string): string {
+	let issue: z.ZodIssue | undefined = error.issues[0];
+	// A union hides the real problem one level down; its nested issue carries the full path.
+	while (issue?.code === 'invalid_union' && issue.unionErrors[0]?.issues[0]) {
+		issue = issue.unionErrors[0].issues[0];
+	}
+	if (!issue) return 'unknown problem';
+	const path = [root, ...issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : part))]
+		.filter((part) => part !== undefined && part !== '')
+		.join('.')
+		.replace(/\.\[/g, '[');
+	return `${path || 'the answer'}: ${issue.message}`;
+}

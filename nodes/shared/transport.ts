@@ -1,0 +1,336 @@
+import type { ICredentialDataDecryptedObject, IDataObject, Logger } from 'n8n-workflow';
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+
+import { GatewayFailure, type GatewayFailureKind } from './errors';
+import { DEFAULT_LIMITER_SETTINGS, limiterFor, type GatewayLimiter, type LimiterSettings } from './limiter';
+import { redactSecret } from './redact';
+import { describeSchemaProblem, envelopeSchema } from './schemas/envelope';
+import { abortableSleep } from './sleep';
+import { OPERATIONS, type OperationName } from './spec';
+
+export type AppCodePlacement = 'query' | 'header';
+
+export interface GatewaySettings {
+	baseUrl: string;
+	appCode: string;
+	appCodePlacement: AppCodePlacement;
+	timeoutMs: number;
+	/** Extra attempts after the first, for idempotent operations only. */
+	maxRetries: number;
+	limiter: LimiterSettings;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+export const DEFAULT_MAX_RETRIES = 3;
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 10_000;
+/** A Retry-After longer than this fails the item instead of stalling the execution. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+function positiveNumber(value: unknown, fallback: number): number {
+	const number = Number(value);
+	return Number.isFinite(number) && number >= 0 ? number : fallback;
+}
+
+/** Reads the credential's fields; the credential type defines them and their defaults. */
+export function settingsFromCredentials(credentials: ICredentialDataDecryptedObject): GatewaySettings {
+	return {
+		baseUrl: String(credentials.baseUrl ?? '').trim().replace(/\/+$/, ''),
+		appCode: String(credentials.appCode ?? '').trim(),
+		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
+		timeoutMs: positiveNumber(credentials.timeoutSeconds, DEFAULT_TIMEOUT_SECONDS) * 1000 || DEFAULT_TIMEOUT_SECONDS * 1000,
+		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),
+		limiter: {
+			maxConcurrent: Math.max(1, Math.floor(positiveNumber(credentials.maxConcurrent, DEFAULT_LIMITER_SETTINGS.maxConcurrent))),
+			maxPerSecond: positiveNumber(credentials.maxPerSecond, DEFAULT_LIMITER_SETTINGS.maxPerSecond),
+		},
+	};
+}
+
+/** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
+export type QueryValue = string | number | boolean | IDataObject | null | undefined;
+
+export interface CallOptions {
+	signal?: AbortSignal;
+	logger?: Logger;
+}
+
+export interface GatewayAnswer<T> {
+	data: T;
+	message: string;
+	attempts: number;
+}
+
+let sharedDispatcher: Dispatcher | undefined;
+
+/** Keep-alive pool that follows HTTP_PROXY, HTTPS_PROXY and NO_PROXY, created on first use. */
+function dispatcher(): Dispatcher {
+	sharedDispatcher ??= new EnvHttpProxyAgent({ keepAliveTimeout: 30_000, connections: 64 });
+	return sharedDispatcher;
+}
+
+/** Drops pooled connections so that changed proxy variables take effect (used by tests and tools). */
+export async function resetConnectionPool(): Promise<void> {
+	const previous = sharedDispatcher;
+	sharedDispatcher = undefined;
+	await previous?.close();
+}
+
+export function buildQueryString(params: Record<string, QueryValue>): string {
+	const parts: string[] = [];
+	for (const [name, value] of Object.entries(params)) {
+		if (value === undefined || value === null || value === '') continue;
+		const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+		parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(text)}`);
+	}
+	return parts.join('&');
+}
+
+/** Connection errors that prove the request never reached the gateway. */
+const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+interface AttemptResult {
+	failure?: GatewayFailure;
+	retryable: boolean;
+	envelope?: z.infer<typeof envelopeSchema>;
+}
+
+function parseRetryAfter(header: string | string[] | undefined): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function backoffDelay(attempt: number): number {
+	// Full jitter keeps parallel items from retrying in lockstep.
+	const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
+	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+function looksLikeHtml(text: string) {
+	return /^\s*</.test(text);
+}
+
+function shorten(text: string, max = 200) {
+	const flat = text.replace(/\s+/g, ' ').trim();
+	return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/**
+ * The only place that talks HTTP to the gateway: limiter, timeout, retries for idempotent
+ * operations, envelope and schema checks, and redaction of the appCode from every text it makes.
+ */
+export class GatewayClient {
+	readonly settings: GatewaySettings;
+	private readonly limiter: GatewayLimiter;
+
+	constructor(settings: GatewaySettings) {
+		this.settings = settings;
+		this.limiter = limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
+	}
+
+	async call<Schema extends z.ZodTypeAny>(
+		operation: OperationName,
+		params: Record<string, QueryValue>,
+		schema: Schema,
+		options: CallOptions = {},
+	): Promise<GatewayAnswer<z.output<Schema>>> {
+		const { idempotent } = OPERATIONS[operation];
+		const maxAttempts = idempotent ? 1 + this.settings.maxRetries : 1;
+
+		for (let attempt = 1; ; attempt++) {
+			const release = await this.limiter.acquire(options.signal);
+			let result: AttemptResult;
+			try {
+				result = await this.attempt(operation, params, options);
+			} finally {
+				release();
+			}
+
+			if (result.envelope) {
+				this.limiter.onAccepted();
+				return this.readEnvelope(operation, result.envelope, schema, attempt);
+			}
+			const failure = result.failure as GatewayFailure;
+			if (failure.httpStatus === 429) this.limiter.onThrottled(failure.retryAfterMs ?? backoffDelay(attempt));
+			else this.limiter.onAccepted();
+
+			const wait = failure.retryAfterMs ?? backoffDelay(attempt);
+			if (!result.retryable || attempt >= maxAttempts || wait > MAX_RETRY_AFTER_MS) {
+				throw failure;
+			}
+			options.logger?.debug(
+				`Data Gateway: ${OPERATIONS[operation].label} attempt ${attempt} failed (${failure.kind}${failure.httpStatus ? ` ${failure.httpStatus}` : ''}); retrying in ${wait} ms`,
+			);
+			await abortableSleep(wait, options.signal);
+		}
+	}
+
+	private url(operation: OperationName, params: Record<string, QueryValue>): string {
+		const query = buildQueryString(
+			this.settings.appCodePlacement === 'query' ? { ...params, appCode: this.settings.appCode } : params,
+		);
+		return `${this.settings.baseUrl}${OPERATIONS[operation].path}${query ? `?${query}` : ''}`;
+	}
+
+	private failure(
+		operation: OperationName,
+		kind: GatewayFailureKind,
+		message: string,
+		extra: { httpStatus?: number; gatewayCode?: number; retryAfterMs?: number; hint?: string } = {},
+	): GatewayFailure {
+		const secret = this.settings.appCode;
+		return new GatewayFailure({
+			kind,
+			operation,
+			message: redactSecret(message, secret),
+			...extra,
+			hint: extra.hint === undefined ? undefined : redactSecret(extra.hint, secret),
+		});
+	}
+
+	private async attempt(
+		operation: OperationName,
+		params: Record<string, QueryValue>,
+		options: CallOptions,
+	): Promise<AttemptResult> {
+		const { idempotent } = OPERATIONS[operation];
+		const timeoutSignal = AbortSignal.timeout(this.settings.timeoutMs);
+		const signal = options.signal ? AbortSignal.any([timeoutSignal, options.signal]) : timeoutSignal;
+		const headers: Record<string, string> = { accept: 'application/json' };
+		if (this.settings.appCodePlacement === 'header') headers.authorization = `AppCode ${this.settings.appCode}`;
+
+		let statusCode: number;
+		let responseHeaders: Record<string, string | string[] | undefined>;
+		let text: string;
+		try {
+			const response = await request(this.url(operation, params), {
+				method: 'GET',
+				headers,
+				signal,
+				dispatcher: dispatcher(),
+			});
+			statusCode = response.statusCode;
+			responseHeaders = response.headers;
+			try {
+				text = await response.body.text();
+			} catch {
+				return {
+					retryable: false,
+					failure: this.failure(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
+						httpStatus: statusCode,
+						hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
+					}),
+				};
+			}
+		} catch (error) {
+			return this.transportError(operation, error, idempotent, options.signal, timeoutSignal);
+		}
+
+		if (statusCode < 200 || statusCode > 299) {
+			const retryable = statusCode >= 500 || statusCode === 429;
+			const detail = looksLikeHtml(text) ? 'an HTML error page' : shorten(text) || 'an empty body';
+			return {
+				retryable,
+				failure: this.failure(operation, 'http-status', `the gateway answered HTTP ${statusCode} with ${detail}`, {
+					httpStatus: statusCode,
+					retryAfterMs: statusCode === 429 ? parseRetryAfter(responseHeaders['retry-after']) : undefined,
+					hint:
+						statusCode === 429
+							? 'The gateway is rate-limiting this appCode. Lower "Max Requests per Second" in the credential.'
+							: statusCode >= 500
+								? 'The gateway had an internal problem. Try again later.'
+								: undefined,
+				}),
+			};
+		}
+
+		let json: unknown;
+		try {
+			json = JSON.parse(text);
+		} catch {
+			const what = looksLikeHtml(text)
+				? 'an HTML page instead of JSON'
+				: text.trim() === ''
+					? 'an empty body instead of JSON'
+					: 'JSON that is malformed or cut off';
+			return {
+				retryable: false,
+				failure: this.failure(operation, 'not-json', `the gateway answered HTTP ${statusCode} with ${what}`, {
+					httpStatus: statusCode,
+					hint: 'Check the Base URL in the credential: it must be the API root. A proxy or captive portal can also answer with an HTML page.',
+				}),
+			};
+		}
+		const envelope = envelopeSchema.safeParse(json);
+		if (!envelope.success) {
+			return {
+				retryable: false,
+				failure: this.failure(operation, 'schema', `the gateway's answer is not the expected envelope: ${describeSchemaProblem(envelope.error)}`, {
+					httpStatus: statusCode,
+				}),
+			};
+		}
+		return { retryable: false, envelope: envelope.data };
+	}
+
+	private transportError(
+		operation: OperationName,
+		error: unknown,
+		idempotent: boolean,
+		cancelSignal: AbortSignal | undefined,
+		timeoutSignal: AbortSignal,
+	): AttemptResult {
+		if (cancelSignal?.aborted) {
+			return { retryable: false, failure: this.failure(operation, 'cancelled', 'the execution was cancelled') };
+		}
+		const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+		const timedOut = timeoutSignal.aborted;
+		const reason = timedOut
+			? `no answer within ${this.settings.timeoutMs / 1000} s`
+			: `the connection failed (${code ?? (error instanceof Error ? error.message : 'unknown error')})`;
+		const neverSent = !timedOut && code !== undefined && NOT_SENT_ERROR_CODES.has(code);
+		if (!idempotent && !neverSent) {
+			return {
+				retryable: false,
+				failure: this.failure(operation, 'outcome-unknown', `${reason}; the request may have reached the gateway`, {
+					hint: 'It was not repeated, to avoid doing it twice. Check whether it took effect before running it again.',
+				}),
+			};
+		}
+		return {
+			retryable: true,
+			failure: this.failure(operation, timedOut ? 'timeout' : 'network', reason, {
+				hint: timedOut
+					? 'Raise "Timeout (Seconds)" in the credential if the gateway is slow.'
+					: 'Check the Base URL in the credential, the network and any HTTP_PROXY / HTTPS_PROXY / NO_PROXY settings.',
+			}),
+		};
+	}
+
+	private readEnvelope<Schema extends z.ZodTypeAny>(
+		operation: OperationName,
+		envelope: z.infer<typeof envelopeSchema>,
+		schema: Schema,
+		attempts: number,
+	): GatewayAnswer<z.output<Schema>> {
+		const message = envelope.message ?? '';
+		if (envelope.code !== 0) {
+			throw this.failure(operation, 'gateway-code', message || 'no message', {
+				gatewayCode: envelope.code,
+				hint: 'The gateway refused the request. Its code and message say why; check the input values and the account.',
+			});
+		}
+		const data = schema.safeParse(envelope.data);
+		if (!data.success) {
+			throw this.failure(operation, 'schema', `the answer does not have the expected shape: ${describeSchemaProblem(data.error, 'data')}`, {
+				hint: 'The gateway may have changed its response format. Report this with the field named above.',
+			});
+		}
+		return { data: data.data, message, attempts };
+	}
+}
