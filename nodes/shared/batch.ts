@@ -79,10 +79,11 @@ export async function runForEachItem<Plan, Result>(
 		return answer;
 	};
 
-	const stop: { firstFailure?: { itemIndex: number; error: ItemError } } = {};
+	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
 	let nextIndex = 0;
 	const worker = async () => {
-		while (nextIndex < items.length && !stop.firstFailure) {
+		// Without Continue On Fail, the first failure stops new calls; calls in flight finish.
+		while (nextIndex < items.length && failures.length === 0) {
 			const itemIndex = nextIndex++;
 			if (results[itemIndex]) continue;
 			const plan = plans[itemIndex] as Plan;
@@ -97,8 +98,8 @@ export async function runForEachItem<Plan, Result>(
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {
 					results[itemIndex] = [errorItem(itemError, itemIndex)];
-				} else if (!stop.firstFailure || itemIndex < stop.firstFailure.itemIndex) {
-					stop.firstFailure = { itemIndex, error: itemError };
+				} else {
+					failures.push({ itemIndex, error: itemError });
 				}
 			}
 		}
@@ -106,6 +107,8 @@ export async function runForEachItem<Plan, Result>(
 	const workers = Math.max(1, Math.min(work.concurrency, items.length));
 	await Promise.all(Array.from({ length: workers }, worker));
 
-	if (stop.firstFailure) throw stop.firstFailure.error;
+	if (failures.length > 0) {
+		throw failures.reduce((first, failure) => (failure.itemIndex < first.itemIndex ? failure : first)).error;
+	}
 	return results.flatMap((result) => result ?? []);
 }
