@@ -15,12 +15,13 @@ export class DataGatewayApi implements ICredentialType {
 
 	icon = { light: 'file:dataGateway.svg', dark: 'file:dataGateway.dark.svg' } as const;
 
-	documentationUrl = 'https://github.com/n8n-nodes-data-gateway/n8n-nodes-data-gateway#credentials';
+	// A slug, not a URL: n8n's two linters accept only a lowercase slug here. The README documents the credential.
+	documentationUrl = 'datagateway';
 
 	properties: INodeProperties[] = [
 		{
 			displayName: 'App Code',
-			name: 'appCode',
+			name: 'appCodeSecret',
 			type: 'string',
 			typeOptions: { password: true },
 			required: true,

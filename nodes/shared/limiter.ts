@@ -53,11 +53,12 @@ export class GatewayLimiter {
 	/** Waits for a slot and a start time; the caller must call the returned release exactly once. */
 	async acquire(signal?: AbortSignal): Promise<() => void> {
 		await this.takeConcurrencySlot(signal);
+		let started = false;
 		try {
 			await this.waitForStartTime(signal);
-		} catch (error) {
-			this.releaseSlot();
-			throw error;
+			started = true;
+		} finally {
+			if (!started) this.releaseSlot(); // cancelled while waiting: give the slot back
 		}
 		let released = false;
 		return () => {

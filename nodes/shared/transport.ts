@@ -1,4 +1,6 @@
+import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, Logger } from 'n8n-workflow';
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 
@@ -37,7 +39,7 @@ function positiveNumber(value: unknown, fallback: number): number {
 export function settingsFromCredentials(credentials: ICredentialDataDecryptedObject): GatewaySettings {
 	return {
 		baseUrl: String(credentials.baseUrl ?? '').trim().replace(/\/+$/, ''),
-		appCode: String(credentials.appCode ?? '').trim(),
+		appCode: String(credentials.appCodeSecret ?? '').trim(),
 		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
 		timeoutMs: positiveNumber(credentials.timeoutSeconds, DEFAULT_TIMEOUT_SECONDS) * 1000 || DEFAULT_TIMEOUT_SECONDS * 1000,
 		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),
@@ -128,9 +130,18 @@ export class GatewayClient {
 	readonly settings: GatewaySettings;
 	private readonly limiter: GatewayLimiter;
 
+	/** Identifies the account without holding the appCode itself. */
+	private readonly accountKey: string;
+
 	constructor(settings: GatewaySettings) {
 		this.settings = settings;
 		this.limiter = limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
+		this.accountKey = createHash('sha256').update(`${settings.baseUrl}\n${settings.appCode}`).digest('hex').slice(0, 16);
+	}
+
+	/** Same key for the same question to the same account: used to ask (and pay) only once. */
+	questionKey(operation: OperationName, params: Record<string, QueryValue>): string {
+		return `${this.accountKey}|${operation}|${buildQueryString(params)}`;
 	}
 
 	async call<Schema extends z.ZodTypeAny>(

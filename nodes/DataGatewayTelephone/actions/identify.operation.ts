@@ -1,0 +1,53 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { runForEachItem } from '../../shared/batch';
+import { callOptions, gatewayClient } from '../../shared/client';
+import { checkTelephoneNumber } from '../../shared/checks/phone';
+import { inputError } from '../../shared/errors';
+import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/schemas/telephone';
+import { htmlToText, toCount } from '../../shared/simplify';
+import { simplifyProperty } from '../../shared/description';
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '13800138000 or 010-12345678',
+		description:
+			'A mainland mobile number (11 digits), or a landline with its area code. Spaces, dashes and a +86 prefix are removed before the lookup.',
+	},
+	simplifyProperty,
+];
+
+/** Smoothed output: a boolean flag, plain-text description and a numeric report count. */
+export function simplifyIdentity(identity: TelephoneIdentity): IDataObject {
+	return {
+		...identity,
+		isFlagged: identity.iszhapian === undefined || identity.iszhapian === null ? null : identity.iszhapian === 1,
+		rpt_cnt: toCount(identity.rpt_cnt),
+		countDescText: htmlToText(identity.countDesc),
+	} as IDataObject;
+}
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const options = callOptions(this);
+	return await runForEachItem(this, {
+		concurrency: client.settings.limiter.maxConcurrent,
+		plan: (itemIndex) => {
+			const input = this.getNodeParameter('phoneNumber', itemIndex, '') as string;
+			const phone = checkTelephoneNumber(input);
+			if (!phone.ok) {
+				throw inputError(this.getNode(), itemIndex, 'Phone Number', phone.value, 'Enter a mobile number like 13800138000 or a landline with area code like 010-12345678.');
+			}
+			return { tel: phone.value, simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean };
+		},
+		shareKey: (plan) => client.questionKey('telephoneIdentify', { tel: plan.tel }),
+		shareAcrossExecution: true,
+		execute: async (plan) => (await client.call('telephoneIdentify', { tel: plan.tel }, telephoneIdentitySchema, options)).data,
+		output: (identity, plan) => (plan.simplify ? simplifyIdentity(identity) : (identity as IDataObject)),
+	});
+}

@@ -1,0 +1,246 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// n8n-core reads its user folder at import time, so point it at a throwaway folder first.
+process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'n8n-harness-'));
+
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	createRunExecutionData,
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IVersionedNodeType,
+	type IWorkflowBase,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+
+/** A tiny source node that emits the test's input items, so pairedItem links to a real parent. */
+class InputItemsNode implements INodeType {
+	description = {
+		displayName: 'Input Items',
+		name: 'harnessInputItems',
+		group: ['input'],
+		version: 1,
+		description: 'Emits the items given in its parameter',
+		defaults: { name: 'Input' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = JSON.parse(this.getNodeParameter('items', 0) as string) as IDataObject[];
+		return [items.map((json) => ({ json }))];
+	}
+}
+
+const INPUT_NODE_TYPE = 'harness.inputItems';
+const CUSTOM_PREFIX = 'CUSTOM.';
+
+class StaticCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+	getParentTypes(): string[] {
+		return [];
+	}
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+	async authenticate(_credentials: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) {
+		return options;
+	}
+	async preAuthentication() {
+		return undefined;
+	}
+	async runPreAuthentication() {
+		return undefined;
+	}
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not needed by these tests');
+	}
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string) {
+		const data = this.credentials[type];
+		if (!data) throw new Error(`The test gave no credentials of type ${type}`);
+		return data;
+	}
+	async updateCredentials() {}
+	async updateCredentialsOauthTokenData() {}
+	getCredentialsProperties(): INodeProperties[] {
+		return [];
+	}
+}
+
+function nodeTypesFor(types: INodeType[]): INodeTypes {
+	const byName = new Map<string, INodeType | IVersionedNodeType>([[INPUT_NODE_TYPE, new InputItemsNode()]]);
+	for (const type of types) byName.set(CUSTOM_PREFIX + type.description.name, type);
+	return {
+		getByName: (name) => {
+			const type = byName.get(name);
+			if (!type) throw new Error(`Unknown node type ${name}`);
+			return type;
+		},
+		getByNameAndVersion: (name, version) => {
+			const type = byName.get(name);
+			if (!type) throw new Error(`Unknown node type ${name}`);
+			return NodeHelpers.getVersionedNodeType(type, version);
+		},
+		getKnownTypes: () => ({}),
+	};
+}
+
+export interface WorkflowStep {
+	name: string;
+	type: INodeType;
+	parameters: INodeParameters;
+	/** Node settings as the editor stores them: continueOnFail, retryOnFail, maxTries, waitBetweenTries, onError. */
+	settings?: Partial<Pick<INode, 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'onError' | 'alwaysOutputData'>>;
+}
+
+export interface WorkflowRunOptions {
+	/** Run one after another: Input -> steps[0] -> steps[1] … */
+	steps: WorkflowStep[];
+	items: IDataObject[];
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	executionId?: string;
+}
+
+export interface WorkflowRunResult {
+	run: IRun;
+	/** Output items (first output) of a step, by name; the last step when no name is given. */
+	items(stepName?: string): INodeExecutionData[];
+	json(stepName?: string): IDataObject[];
+	/** The error that stopped the workflow, as n8n reports it. */
+	error?: { message: string; description?: string | null; node?: string; itemIndex?: number };
+}
+
+let executionCounter = 0;
+
+/** Runs a real workflow through n8n-core's WorkflowExecute, as n8n runs it. */
+export async function runWorkflow(options: WorkflowRunOptions): Promise<WorkflowRunResult> {
+	const executionId = options.executionId ?? `test-${process.pid}-${++executionCounter}`;
+	const inputNode: INode = {
+		id: 'input',
+		name: 'Input',
+		type: INPUT_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { items: JSON.stringify(options.items) },
+	};
+	const nodes: INode[] = [inputNode];
+	const connections: IWorkflowBase['connections'] = {};
+	let previous = inputNode.name;
+	options.steps.forEach((step, index) => {
+		const version = step.type.description.version;
+		nodes.push({
+			id: `step-${index}`,
+			name: step.name,
+			type: CUSTOM_PREFIX + step.type.description.name,
+			typeVersion: Array.isArray(version) ? Math.max(...version) : version,
+			position: [200 * (index + 1), 0],
+			parameters: step.parameters,
+			credentials: { dataGatewayApi: { id: 'test-credential', name: 'Test gateway' } },
+			...step.settings,
+		});
+		connections[previous] = { main: [[{ node: step.name, type: 'main', index: 0 }]] };
+		previous = step.name;
+	});
+
+	const workflowData: IWorkflowBase = {
+		id: 'test-workflow',
+		name: 'Test workflow',
+		active: false,
+		isArchived: false,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as IWorkflowBase;
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes,
+		connections,
+		active: false,
+		nodeTypes: nodeTypesFor(options.steps.map((step) => step.type)),
+		settings: workflowData.settings,
+	});
+
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const finished = new Promise<IRun>((resolve) => {
+		hooks.addHandler('workflowExecuteAfter', async (fullRun) => resolve(fullRun));
+	});
+	const additionalData = {
+		hooks,
+		executionId,
+		credentialsHelper: new StaticCredentialsHelper(options.credentials ?? {}),
+		variables: {},
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		formBaseUrl: 'http://127.0.0.1:5678/form',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
+		executeWorkflow: async () => {
+			throw new Error('not needed by these tests');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('not needed by these tests');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: inputNode, data: { main: [[{ json: {} }]] }, source: null }],
+		},
+	});
+	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	await execution.processRunExecutionData(workflow);
+	const run = await finished;
+
+	const lastStep = options.steps[options.steps.length - 1]?.name ?? 'Input';
+	const items = (stepName = lastStep): INodeExecutionData[] => {
+		const taskData = run.data.resultData.runData[stepName];
+		const lastRun = taskData?.[taskData.length - 1];
+		return lastRun?.data?.main?.[0] ?? [];
+	};
+	const runError = run.data.resultData.error as
+		| (Error & { description?: string | null; node?: INode; context?: { itemIndex?: number } })
+		| undefined;
+	return {
+		run,
+		items,
+		json: (stepName) => items(stepName).map((item) => item.json),
+		error: runError
+			? {
+					message: runError.message,
+					description: runError.description,
+					node: runError.node?.name,
+					itemIndex: runError.context?.itemIndex,
+				}
+			: undefined,
+	};
+}
