@@ -15,8 +15,7 @@ export class DataGatewayApi implements ICredentialType {
 
 	icon = { light: 'file:dataGateway.svg', dark: 'file:dataGateway.dark.svg' } as const;
 
-	// A slug, not a URL: n8n's two linters accept only a lowercase slug here. The README documents the credential.
-	documentationUrl = 'datagateway';
+	documentationUrl = 'https://github.com/n8n-nodes-data-gateway/n8n-nodes-data-gateway#credentials';
 
 	properties: INodeProperties[] = [
 		{
