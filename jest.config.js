@@ -3,7 +3,7 @@ module.exports = {
 	testEnvironment: 'node',
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	testTimeout: 30000,
 };
