@@ -1,0 +1,269 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type { INode } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { GatewayFailure, toNodeApiError } from '../../nodes/shared/errors';
+import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
+import { GatewayClient, resetConnectionPool, type AppCodePlacement, type GatewaySettings } from '../../nodes/shared/transport';
+import { startEmulator, type Emulator } from '../emulator/server';
+
+const node: INode = {
+	id: 'n1',
+	name: 'Gateway',
+	type: 'CUSTOM.dataGatewayTelephone',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator();
+});
+afterAll(async () => {
+	await emulator.close();
+	await resetConnectionPool();
+});
+beforeEach(async () => {
+	await emulator.clearFaults();
+	await emulator.resetLedger();
+});
+
+function client(overrides: Partial<GatewaySettings> = {}) {
+	return new GatewayClient({
+		baseUrl: emulator.url,
+		appCode: emulator.demo.memberAppCode,
+		appCodePlacement: 'query',
+		timeoutMs: 5000,
+		maxRetries: 3,
+		limiter: { maxConcurrent: 4, maxPerSecond: 0 },
+		...overrides,
+	});
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<GatewayFailure> {
+	try {
+		await promise;
+	} catch (error) {
+		if (error instanceof GatewayFailure) return error;
+		throw error;
+	}
+	throw new Error('expected the call to fail');
+}
+
+async function callsTo(path: string) {
+	const ledger = await emulator.ledger();
+	return ledger.byPath[path] ?? { calls: 0, billedCalls: 0, costYuan: 0 };
+}
+
+const plate = { carNumber: '京A12345', carType: '02' };
+const passthrough = z.unknown();
+
+describe('gateway transport against the emulator over HTTP', () => {
+	it('returns the parsed data of a successful call', async () => {
+		const answer = await client().call('telephoneIdentify', { tel: '13800138000' }, telephoneIdentitySchema);
+		expect(answer.data.phone).toBe('13800138000');
+		expect(answer.attempts).toBe(1);
+	});
+
+	it('turns code != 0 into an error carrying the gateway code, its message and the item index', async () => {
+		const failure = await failureOf(client({ appCode: 'not-a-real-code' }).call('telephoneIdentify', { tel: '13800138000' }, passthrough));
+		expect(failure.kind).toBe('gateway-code');
+		expect(failure.gatewayCode).not.toBe(0);
+		const error = toNodeApiError(node, failure, 4);
+		expect(error.message).toMatch(/^Identify Telephone Number failed: gateway code \d+: .+/);
+		expect(error.context.itemIndex).toBe(4);
+	});
+
+	it('retries an HTTP 500 on a lookup and the gateway bills it once', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '500', count: 1 }] });
+		const answer = await client().call('vehicleDetail', plate, passthrough);
+		expect(answer.attempts).toBe(2);
+		const calls = await callsTo('/car/query');
+		expect(calls.billedCalls).toBe(1);
+	});
+
+	it('waits for Retry-After after a 429, then succeeds', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '429', count: 1, retryAfterSeconds: 1 }] });
+		const started = Date.now();
+		const answer = await client().call('violationQuery', plate, passthrough);
+		expect(answer.attempts).toBe(2);
+		// A lower bound: the retry must not come before the gateway allowed it.
+		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+	});
+
+	it.each([
+		['malformed', /JSON that is malformed or cut off/],
+		['html', /an HTML page instead of JSON/],
+		['truncated', /cut off/],
+	] as const)('reports a %s answer as a readable error naming the operation, without retrying', async (kind, text) => {
+		await emulator.setFaults({ sequence: [{ kind, count: 1 }] });
+		const failure = await failureOf(client().call('enterpriseDetail', { keyword: '北京示例科技有限公司' }, passthrough));
+		expect(failure.kind).toBe('not-json');
+		expect(failure.message).toMatch(text);
+		expect(toNodeApiError(node, failure, 0).message).toMatch(/^Get Enterprise Detail failed: /);
+		expect((await callsTo('/enterprise/detail_info')).calls).toBe(1);
+	});
+
+	it('reports an HTML error page with a 5xx status after the retries are used up', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '502', count: 5 }] });
+		const failure = await failureOf(client({ maxRetries: 1 }).call('violationSupport', {}, passthrough));
+		expect(failure.kind).toBe('http-status');
+		expect(failure.httpStatus).toBe(502);
+		expect(toNodeApiError(node, failure, 0).message).toMatch(/^Get Violation Support Rules failed: the gateway answered HTTP 502/);
+	});
+
+	it('retries a connection reset on a lookup', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'reset', count: 1 }] });
+		const answer = await client().call('telephoneIdentify', { tel: '13800138001' }, passthrough);
+		expect(answer.attempts).toBe(2);
+	});
+
+	it('reports a connection reset as a network error once retries are off', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'reset', count: 1 }] });
+		const failure = await failureOf(client({ maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138001' }, passthrough));
+		expect(failure.kind).toBe('network');
+		expect(failure.message).toMatch(/connection failed/);
+	});
+
+	it('gives up after the timeout', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 1 }] });
+		const failure = await failureOf(client({ timeoutMs: 300, maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138002' }, passthrough));
+		expect(failure.kind).toBe('timeout');
+		expect(failure.message).toMatch(/no answer within 0.3 s/);
+	});
+
+	it('stops waiting when the execution is cancelled', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 1 }] });
+		const controller = new AbortController();
+		const call = client().call('telephoneIdentify', { tel: '13800138003' }, passthrough, { signal: controller.signal });
+		setTimeout(() => controller.abort(), 100);
+		const failure = await failureOf(call);
+		expect(failure.kind).toBe('cancelled');
+	});
+
+	it('never retries an SMS send after a 500', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '500', count: 1, path: '/sms/send' }] });
+		const failure = await failureOf(
+			client({ appCode: emulator.demo.appCode }).call(
+				'smsSend',
+				{ signId: emulator.demo.signatureId, templateId: emulator.demo.templateId, phone: '13900000001', params: { code: '1234' } },
+				passthrough,
+			),
+		);
+		expect(failure.kind).toBe('http-status');
+		expect((await callsTo('/sms/send')).calls).toBe(1);
+	});
+
+	it('never retries an SMS send after a reset, and says the outcome is unknown', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'reset', count: 1, path: '/sms/send' }] });
+		const failure = await failureOf(
+			client({ appCode: emulator.demo.appCode }).call(
+				'smsSend',
+				{ signId: emulator.demo.signatureId, templateId: emulator.demo.templateId, phone: '13900000002', params: { code: '1234' } },
+				passthrough,
+			),
+		);
+		expect(failure.kind).toBe('outcome-unknown');
+		expect(failure.hint).toMatch(/not repeated/);
+		expect((await callsTo('/sms/send')).calls).toBe(1);
+	});
+});
+
+describe('the appCode never leaks', () => {
+	// Characters that URL-encoding changes, so both forms are checked.
+	const canary = 'CANARY+9f3/k=Q7 secret';
+
+	const faults = [
+		[],
+		[{ kind: '500', count: 10 }],
+		[{ kind: '429', count: 10, retryAfterSeconds: 0 }],
+		[{ kind: 'malformed', count: 1 }],
+		[{ kind: 'html', count: 1 }],
+		[{ kind: 'truncated', count: 1 }],
+		[{ kind: 'reset', count: 10 }],
+		[{ kind: 'hang', count: 1 }],
+	] as const;
+
+	it.each(['query', 'header'] as AppCodePlacement[])('appears in no error text, description or cause when sent as %s', async (placement) => {
+		const leaks: string[] = [];
+		for (const sequence of faults) {
+			await emulator.setFaults({ sequence: [...sequence] });
+			const failure = await failureOf(
+				client({ appCode: canary, appCodePlacement: placement, maxRetries: 1, timeoutMs: 300 }).call('telephoneIdentify', { tel: '13800138009' }, passthrough),
+			);
+			const error = toNodeApiError(node, failure, 0);
+			const texts = [failure.message, failure.hint, error.message, error.description, JSON.stringify(error.cause), JSON.stringify(error), String(error.stack)];
+			for (const text of texts) {
+				if (text && (text.includes(canary) || text.includes(encodeURIComponent(canary)) || text.includes('CANARY'))) {
+					leaks.push(`${JSON.stringify(sequence)}: ${text}`);
+				}
+			}
+		}
+		expect(leaks).toEqual([]);
+	});
+});
+
+describe('proxies from the environment', () => {
+	let proxy: Server;
+	let proxied: string[];
+	const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+
+	beforeAll(async () => {
+		proxied = [];
+		// A minimal forward proxy: records the request line it relays, in absolute form or inside a CONNECT tunnel.
+		proxy = createServer((incoming, outgoing) => {
+			proxied.push(incoming.url ?? '');
+			const target = new URL(incoming.url ?? '');
+			const relay = httpRequest(
+				{ host: target.hostname, port: target.port, path: target.pathname + target.search, method: incoming.method, headers: incoming.headers },
+				(answer) => {
+					outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+					answer.pipe(outgoing);
+				},
+			);
+			incoming.pipe(relay);
+		});
+		proxy.on('connect', (incoming, clientSocket, head) => {
+			const [host, port] = (incoming.url ?? '').split(':');
+			const upstream = connect(Number(port), host, () => {
+				clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+				if (head.length) upstream.write(head);
+				clientSocket.once('data', (chunk: Buffer) => proxied.push(`http://${incoming.url}${chunk.toString('utf8').split(' ')[1]}`));
+				clientSocket.pipe(upstream).pipe(clientSocket);
+			});
+			clientSocket.on('error', () => upstream.destroy());
+			upstream.on('error', () => clientSocket.destroy());
+		});
+		await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+	});
+	afterAll(async () => {
+		process.env.HTTP_PROXY = saved.HTTP_PROXY;
+		process.env.NO_PROXY = saved.NO_PROXY;
+		if (saved.HTTP_PROXY === undefined) delete process.env.HTTP_PROXY;
+		if (saved.NO_PROXY === undefined) delete process.env.NO_PROXY;
+		await resetConnectionPool();
+		proxy.closeAllConnections();
+		await new Promise((resolve) => proxy.close(resolve));
+	});
+
+	it('goes through HTTP_PROXY, and the header placement keeps the appCode out of the proxied URL', async () => {
+		process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+		delete process.env.NO_PROXY;
+		await resetConnectionPool();
+		await client({ appCodePlacement: 'header' }).call('telephoneIdentify', { tel: '13800138004' }, passthrough);
+		expect(proxied).toHaveLength(1);
+		expect(proxied[0]).toContain('/telecom/identify?tel=13800138004');
+		expect(proxied[0]).not.toContain('appCode');
+	});
+
+	it('bypasses the proxy for hosts in NO_PROXY', async () => {
+		process.env.NO_PROXY = '127.0.0.1';
+		await resetConnectionPool();
+		const before = proxied.length;
+		await client().call('telephoneIdentify', { tel: '13800138005' }, passthrough);
+		expect(proxied.length).toBe(before);
+	});
+});
