@@ -9,7 +9,7 @@ let receiver: Server;
 let received: Array<{ headers: Record<string, unknown>; body: Record<string, any> }>;
 
 async function get(path: string, params: Record<string, string | number> = {}, appCode: string | null = emulator.demo.appCode) {
-	const query = new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)]));
+	const query = new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)]));
 	if (appCode !== null) query.set('appCode', appCode);
 	const response = await fetch(`${emulator.url}${path}?${query}`);
 	return (await response.json()) as { code: number; message: string; data?: any };

@@ -1,0 +1,44 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import { gatewayMethods, mainConnection } from '../shared/description';
+import * as copyright from './actions/copyright';
+import * as registration from './actions/registration';
+import { router } from './actions/router';
+
+export class DataGatewayEnterprise implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Data Gateway Enterprise',
+		name: 'dataGatewayEnterprise',
+		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Look up company registration details and software copyright registrations',
+		defaults: { name: 'Data Gateway Enterprise' },
+		usableAsTool: true,
+		inputs: mainConnection,
+		outputs: mainConnection,
+		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Registration', value: 'registration' },
+					{ name: 'Copyright', value: 'copyright' },
+				],
+				default: 'registration',
+			},
+			...registration.description,
+			...copyright.description,
+		],
+	};
+
+	methods = gatewayMethods;
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,44 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import { gatewayMethods, mainConnection } from '../shared/description';
+import { router } from './actions/router';
+import * as vehicle from './actions/vehicle';
+import * as violation from './actions/violation';
+
+export class DataGatewayVehicle implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Data Gateway Vehicle',
+		name: 'dataGatewayVehicle',
+		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Look up traffic violations and vehicle registration details by plate number',
+		defaults: { name: 'Data Gateway Vehicle' },
+		usableAsTool: true,
+		inputs: mainConnection,
+		outputs: mainConnection,
+		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Violation', value: 'violation' },
+					{ name: 'Vehicle', value: 'vehicle' },
+				],
+				default: 'violation',
+			},
+			...violation.description,
+			...vehicle.description,
+		],
+	};
+
+	methods = gatewayMethods;
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,68 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { runForEachItem } from '../../../shared/batch';
+import { checkDetailVehicleType, checkPlate } from '../../../shared/checks/vehicle';
+import { callOptions, gatewayClient } from '../../../shared/client';
+import { simplifyProperty } from '../../../shared/description';
+import { inputError } from '../../../shared/errors';
+import { vehicleDetailSchema, type VehicleDetail } from '../../../shared/schemas/vehicle';
+import { toCount, withIsoTimes } from '../../../shared/simplify';
+import { DETAIL_VEHICLE_TYPES } from '../../../shared/spec';
+
+const showFor = { resource: ['vehicle'], operation: ['getDetail'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Plate Number',
+		name: 'carNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '京A12345',
+		description: 'The plate: a province character, a letter, then 5 letters or digits (6 for new-energy plates)',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'Vehicle Type',
+		name: 'carType',
+		type: 'options',
+		required: true,
+		default: '02',
+		options: DETAIL_VEHICLE_TYPES.map((type) => ({ name: `${type.code} ${type.name}`, value: type.code })),
+		description: 'Large or small car, ordinary or new-energy',
+		displayOptions: { show: showFor },
+	},
+	{ ...simplifyProperty, displayOptions: { show: showFor } },
+];
+
+const DATE_FIELDS = ['validityDayEnd', 'ppsDate', 'firstIssueDate', 'retirementDate'];
+const COUNT_FIELDS = ['passengers', 'shaft'] as const;
+
+export function simplifyVehicleDetail(detail: VehicleDetail): IDataObject {
+	const result: IDataObject = withIsoTimes(detail, DATE_FIELDS) as IDataObject;
+	for (const field of COUNT_FIELDS) if (field in detail) result[field] = toCount(detail[field]);
+	return result;
+}
+
+/** Paid (1.20 yuan a successful call): the gateway masks VIN, plate and engine number with asterisks. */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const options = callOptions(this);
+	return await runForEachItem(this, {
+		concurrency: client.settings.limiter.maxConcurrent,
+		plan: (itemIndex) => {
+			const plate = checkPlate(this.getNodeParameter('carNumber', itemIndex, '') as string);
+			if (!plate.ok) throw inputError(this.getNode(), itemIndex, 'Plate Number', plate.value, 'Enter a plate like 京A12345 or 粤BD12345.');
+			const type = checkDetailVehicleType(this.getNodeParameter('carType', itemIndex, '') as string);
+			if (!type.ok) throw inputError(this.getNode(), itemIndex, 'Vehicle Type', type.value, 'Use 01 or 02, or 51 or 52 for new-energy vehicles.');
+			return {
+				params: { carNumber: plate.value, carType: type.value },
+				simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean,
+			};
+		},
+		shareKey: (plan) => client.questionKey('vehicleDetail', plan.params),
+		shareAcrossExecution: true,
+		execute: async (plan) => (await client.call('vehicleDetail', plan.params, vehicleDetailSchema, options)).data,
+		output: (detail, plan) => (plan.simplify ? simplifyVehicleDetail(detail) : (detail as IDataObject)),
+	});
+}

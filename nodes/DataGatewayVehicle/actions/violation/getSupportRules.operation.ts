@@ -1,0 +1,45 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { runForEachItem } from '../../../shared/batch';
+import { callOptions, gatewayClient } from '../../../shared/client';
+import { supportRulesSchema } from '../../../shared/schemas/vehicle';
+
+const showFor = { resource: ['violation'], operation: ['getSupportRules'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Plate Prefix',
+		name: 'preCarNum',
+		type: 'string',
+		default: '',
+		placeholder: '京',
+		description:
+			'Plate prefix to look up, e.g. 粤B. For municipalities (Beijing, Shanghai, Tianjin, Chongqing) only the first character. Leave empty for all.',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'Province',
+		name: 'province',
+		type: 'string',
+		default: '',
+		placeholder: '广东',
+		description: 'Province name to look up. Leave empty for all.',
+		displayOptions: { show: showFor },
+	},
+];
+
+/** Free: one output item per rule, telling which engine and frame number tails a region needs. */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const options = callOptions(this);
+	return await runForEachItem(this, {
+		concurrency: client.settings.limiter.maxConcurrent,
+		plan: (itemIndex) => ({
+			preCarNum: String(this.getNodeParameter('preCarNum', itemIndex, '')).trim(),
+			province: String(this.getNodeParameter('province', itemIndex, '')).trim(),
+		}),
+		shareKey: (params) => client.questionKey('violationSupport', params),
+		execute: async (params) => (await client.call('violationSupport', params, supportRulesSchema, options)).data,
+		output: (rules) => rules as IDataObject[],
+	});
+}

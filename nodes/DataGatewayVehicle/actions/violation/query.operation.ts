@@ -1,0 +1,92 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { runForEachItem } from '../../../shared/batch';
+import { checkNumberTail, checkPlate, checkViolationVehicleType } from '../../../shared/checks/vehicle';
+import { callOptions, gatewayClient } from '../../../shared/client';
+import { simplifyProperty } from '../../../shared/description';
+import { inputError } from '../../../shared/errors';
+import { violationsSchema, type Violations } from '../../../shared/schemas/vehicle';
+import { toCount, withIsoTimes } from '../../../shared/simplify';
+import { VIOLATION_VEHICLE_TYPES } from '../../../shared/spec';
+
+const showFor = { resource: ['violation'], operation: ['query'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Plate Number',
+		name: 'carNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '京A12345',
+		description: 'The plate: a province character, a letter, then 5 letters or digits (6 for new-energy plates)',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'Engine Number Tail',
+		name: 'carEngineCode',
+		type: 'string',
+		default: '',
+		description:
+			'Last characters of the engine number, required by some regions (usually 4 or 6). Get Support Rules tells how many a region needs.',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'Frame Number Tail',
+		name: 'carCode',
+		type: 'string',
+		default: '',
+		description:
+			'Last characters of the frame (VIN) number, required by some regions (usually 4 or 6). Get Support Rules tells how many a region needs.',
+		displayOptions: { show: showFor },
+	},
+	{
+		displayName: 'Vehicle Type',
+		name: 'carType',
+		type: 'options',
+		default: '',
+		description: 'The vehicle type code; leave as Not Specified to let the gateway decide',
+		options: [
+			{ name: 'Not Specified', value: '' },
+			...VIOLATION_VEHICLE_TYPES.map((type) => ({ name: `${type.code} ${type.name}`, value: type.code })),
+		],
+		displayOptions: { show: showFor },
+	},
+	{ ...simplifyProperty, displayOptions: { show: showFor } },
+];
+
+export function simplifyViolations(violations: Violations): IDataObject {
+	return {
+		...withIsoTimes(violations, ['createDateStr']),
+		count: toCount(violations.count),
+		records: violations.records.map((record) => ({ ...withIsoTimes(record, ['time']), money: toCount(record.money) ?? record.money })),
+	} as IDataObject;
+}
+
+/** Paid (0.04 yuan a successful call): asked once per distinct plate and tails in an execution. */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const options = callOptions(this);
+	return await runForEachItem(this, {
+		concurrency: client.settings.limiter.maxConcurrent,
+		plan: (itemIndex) => {
+			const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
+			const plate = checkPlate(this.getNodeParameter('carNumber', itemIndex, '') as string);
+			if (!plate.ok) throw fail('Plate Number', plate.value, 'Enter a plate like 京A12345 or 粤BD12345.');
+			const engine = checkNumberTail(this.getNodeParameter('carEngineCode', itemIndex, '') as string);
+			if (!engine.ok) throw fail('Engine Number Tail', engine.value, 'Enter only the last letters and digits of the engine number.');
+			const frame = checkNumberTail(this.getNodeParameter('carCode', itemIndex, '') as string);
+			if (!frame.ok) throw fail('Frame Number Tail', frame.value, 'Enter only the last letters and digits of the frame (VIN) number.');
+			const type = checkViolationVehicleType(this.getNodeParameter('carType', itemIndex, '') as string);
+			if (!type.ok) throw fail('Vehicle Type', type.value, 'Pick a vehicle type from the list (01–24) or leave it Not Specified.');
+			return {
+				params: { carNumber: plate.value, carEngineCode: engine.value, carCode: frame.value, carType: type.value },
+				simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean,
+			};
+		},
+		shareKey: (plan) => client.questionKey('violationQuery', plan.params),
+		shareAcrossExecution: true,
+		execute: async (plan) => (await client.call('violationQuery', plan.params, violationsSchema, options)).data,
+		output: (violations, plan) => (plan.simplify ? simplifyViolations(violations) : (violations as IDataObject)),
+	});
+}

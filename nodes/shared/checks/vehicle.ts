@@ -1,0 +1,42 @@
+/** Vehicle input rules (spec sections 2.2 and 4). Pure functions. */
+import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../spec';
+import type { CheckResult } from './phone';
+
+/** Province abbreviations that start a mainland plate, plus embassy/consulate plates. */
+const PLATE_PREFIXES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼使领';
+/** Province character, letter, then 5 (ordinary) or 6 (new-energy) letters or digits. */
+const PLATE = new RegExp(`^[${PLATE_PREFIXES}][A-Z][A-Z0-9]{5,6}$`);
+
+export function checkPlate(input: string): CheckResult {
+	const plate = String(input ?? '').replace(/[\s·•.\-]/g, '').toUpperCase();
+	if (plate === '') return { ok: false, value: 'is empty' };
+	if (!PLATE.test(plate)) {
+		return {
+			ok: false,
+			value: `"${input}" is not a plate number: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345 or 粤BD12345`,
+		};
+	}
+	return { ok: true, value: plate };
+}
+
+/** Engine or frame (VIN) number tail: letters and digits only; optional, so empty is fine. */
+export function checkNumberTail(input: string | undefined): CheckResult {
+	const tail = String(input ?? '').replace(/\s/g, '').toUpperCase();
+	if (tail === '') return { ok: true, value: '' };
+	if (!/^[A-Z0-9]{1,25}$/.test(tail)) {
+		return { ok: false, value: `"${input}" may contain only letters and digits (usually the last 4 or 6 characters)` };
+	}
+	return { ok: true, value: tail };
+}
+
+function checkCode(input: string, allowed: ReadonlyArray<{ code: string }>, optional: boolean): CheckResult {
+	const code = String(input ?? '').trim();
+	if (code === '' && optional) return { ok: true, value: '' };
+	if (!allowed.some((type) => type.code === code)) {
+		return { ok: false, value: `"${input}" is not one of the codes ${allowed.map((type) => type.code).join(', ')}` };
+	}
+	return { ok: true, value: code };
+}
+
+export const checkViolationVehicleType = (input: string) => checkCode(input, VIOLATION_VEHICLE_TYPES, true);
+export const checkDetailVehicleType = (input: string) => checkCode(input, DETAIL_VEHICLE_TYPES, false);
