@@ -34,7 +34,7 @@ function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;
-	const gatewayCode = (error.cause as IDataObject | undefined)?.gatewayCode;
+	const gatewayCode = error.context.gatewayCode;
 	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
 	return { json, pairedItem: { item: itemIndex } };
 }

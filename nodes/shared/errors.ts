@@ -73,6 +73,8 @@ export function toNodeApiError(node: INode, failure: GatewayFailure, itemIndex: 
 	// NodeApiError swaps in generic texts for known HTTP codes; keep ours, which name the operation.
 	error.message = `${prefix}: ${failure.message}`;
 	error.description = failure.hint ?? null;
+	// Kept where error items can read it, so workflows can branch on the gateway's code.
+	if (failure.gatewayCode !== undefined) error.context.gatewayCode = failure.gatewayCode;
 	return error;
 }
 

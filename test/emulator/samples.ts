@@ -36,7 +36,7 @@ export function supportRules(preCarNum?: string, province?: string) {
 function timestamp(seed: number, yearFrom: number, salt = 0) {
 	const value = seed + salt * 104729;
 	const pad = (n: number) => String(n).padStart(2, '0');
-	return `${yearFrom + (value % 5)}-${pad(1 + (value % 12))}-${pad(1 + (value % 28))} ${pad(value % 24)}:${pad(value % 60)}:${pad((value >> 3) % 60)}`;
+	return `${yearFrom + (value % 5)}-${pad(1 + (value % 12))}-${pad(1 + (value % 28))} ${pad(value % 24)}:${pad(value % 60)}:${pad(Math.floor(value / 8) % 60)}`;
 }
 
 export function violations(carNumber: string, carType: string, engine: string, frame: string) {
