@@ -1,7 +1,7 @@
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { GatewayFailure, toNodeApiError } from './errors';
+import { asNodeError } from './errors';
 import { executionScope } from './executionScope';
 
 export interface ItemWork<Plan, Result> {
@@ -22,14 +22,7 @@ export interface ItemWork<Plan, Result> {
 
 type ItemError = NodeApiError | NodeOperationError;
 
-function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError {
-	if (error instanceof GatewayFailure) return toNodeApiError(ctx.getNode(), error, itemIndex);
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		error.context.itemIndex ??= itemIndex;
-		return error;
-	}
-	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error.message : String(error), { itemIndex });
-}
+const asItemError = (ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError => asNodeError(ctx.getNode(), error, itemIndex);
 
 function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };

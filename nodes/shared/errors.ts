@@ -78,6 +78,16 @@ export function toNodeApiError(node: INode, failure: GatewayFailure, itemIndex: 
 	return error;
 }
 
+/** Any error of one item as the node error n8n shows: gateway failures keep their operation and code. */
+export function asNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof GatewayFailure) return toNodeApiError(node, error, itemIndex);
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), { itemIndex });
+}
+
 /** A local input check that failed: names the item and the field, and says how to fix it. */
 export function inputError(node: INode, itemIndex: number, field: string, problem: string, fix: string) {
 	return new NodeOperationError(node, `Item ${itemIndex + 1}: ${field} ${problem}`, {

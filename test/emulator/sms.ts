@@ -1,11 +1,10 @@
+import { messageSize, templateVariableNames } from '../../nodes/shared/checks/sms';
 import {
-	LONG_SEGMENT_CHARS,
 	MAX_TEMPLATE_VARIABLES,
 	MAX_VARIABLE_VALUE_LENGTH,
 	PRICES_YUAN,
 	RESERVED_VARIABLE_NAMES,
 	REVIEW_STATUS,
-	SINGLE_SEGMENT_MAX_CHARS,
 	SMS_TASK_STATUS,
 } from '../../nodes/shared/spec';
 import { CODES } from './codes';
@@ -66,14 +65,6 @@ export function gatewayTime(at = Date.now()): string {
 const SIGNATURE_REJECTION = /测试|test/i;
 const TEMPLATE_REJECTION = /贷款|彩票|loan|lottery/i;
 const VARIABLE = /\$\{([^}]*)\}/g;
-
-export function templateVariables(content: string): string[] {
-	return [...content.matchAll(VARIABLE)].map((match) => match[1]);
-}
-
-export function segmentsOf(length: number): number {
-	return length <= SINGLE_SEGMENT_MAX_CHARS ? 1 : Math.ceil(length / LONG_SEGMENT_CHARS);
-}
 
 const ok = (data?: unknown): Answer => ({ code: CODES.ok, message: 'success', ...(data === undefined ? {} : { data }) });
 const fail = (code: number, message: string): Answer => ({ code, message });
@@ -207,7 +198,7 @@ export class SmsState {
 		if (!signature || signature.status !== REVIEW_STATUS.approved) return fail(CODES.notApproved, 'the signature is missing or not approved');
 		if (!template || template.status !== REVIEW_STATUS.approved) return fail(CODES.notApproved, 'the template is missing or not approved');
 
-		const variables = templateVariables(template.content ?? '');
+		const variables = templateVariableNames(template.content ?? '');
 		const rawParams = query.get('params');
 		let params: Record<string, unknown> = {};
 		if (rawParams !== null) {
@@ -246,7 +237,7 @@ export class SmsState {
 			receiveDate: '',
 			status: SMS_TASK_STATUS.sending,
 			message: '',
-			segments: segmentsOf(signature.name.length + content.length),
+			segments: messageSize(signature.name, content).segments,
 		};
 		this.tasks.set(task.id, task);
 		this.events.schedule(this.settings.deliveryDelayMs, () => this.deliver(task));

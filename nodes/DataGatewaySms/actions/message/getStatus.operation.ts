@@ -1,0 +1,49 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { runForEachItem } from '../../../shared/batch';
+import { callOptions, gatewayClient } from '../../../shared/client';
+import { inputError } from '../../../shared/errors';
+import { smsTaskSchema, type SmsTask } from '../../../shared/schemas/sms';
+import { withIsoTimes } from '../../../shared/simplify';
+import { SMS_TASK_STATUS_LABELS } from '../../../shared/spec';
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Task ID',
+		name: 'taskId',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The task ID that Send returned',
+		displayOptions: { show: { resource: ['message'], operation: ['getStatus'] } },
+	},
+];
+
+/** One shape for a task wherever it comes from: a readable status and `receiveDate` spelled one way. */
+export function presentTask(task: SmsTask): IDataObject {
+	const { reveiveDate, receiveDate, ...rest } = task;
+	const shaped = {
+		...rest,
+		receiveDate: receiveDate ?? reveiveDate ?? null,
+		statusLabel: SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown',
+	};
+	return withIsoTimes(shaped, ['sendDate', 'receiveDate']) as IDataObject;
+}
+
+export function readTaskId(ctx: IExecuteFunctions, itemIndex: number): string {
+	const taskId = String(ctx.getNodeParameter('taskId', itemIndex, '')).trim();
+	if (!taskId) throw inputError(ctx.getNode(), itemIndex, 'Task ID', 'is empty', 'Use the taskId that the Send operation output.');
+	return taskId;
+}
+
+/** A free query; never shared between items or runs, because the status changes. */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const options = callOptions(this);
+	return await runForEachItem(this, {
+		concurrency: client.settings.limiter.maxConcurrent,
+		plan: (itemIndex) => readTaskId(this, itemIndex),
+		execute: async (id) => (await client.call('smsStatus', { id }, smsTaskSchema, options)).data,
+		output: (task) => presentTask(task),
+	});
+}

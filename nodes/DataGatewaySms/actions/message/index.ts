@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getStatus from './getStatus.operation';
+import * as send from './send.operation';
+import * as sendAndWait from './sendAndWait.operation';
+
+export { getStatus, send, sendAndWait };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['message'] } },
+		options: [
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Get the delivery status of a sent message by its task ID',
+				action: 'Get the status of a message',
+			},
+			{
+				name: 'Send',
+				value: 'send',
+				description: 'Send an SMS with an approved signature and template (paid per delivered message)',
+				action: 'Send an SMS',
+			},
+			{
+				name: 'Send and Wait',
+				value: 'sendAndWait',
+				description: 'Send an SMS, then wait until it is delivered, failed, or the wait times out',
+				action: 'Send an SMS and wait for delivery',
+			},
+		],
+		default: 'send',
+	},
+	...send.description,
+	...sendAndWait.description,
+	...getStatus.description,
+];

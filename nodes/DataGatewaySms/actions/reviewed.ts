@@ -1,0 +1,175 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { z } from 'zod';
+
+import { runForEachItem } from '../../shared/batch';
+import { checkKeyword } from '../../shared/checks/keyword';
+import { checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
+import { callOptions, gatewayClient } from '../../shared/client';
+import { asNodeError, GatewayFailure, inputError } from '../../shared/errors';
+import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
+import { withIsoTimes } from '../../shared/simplify';
+import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
+
+/**
+ * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
+ * rejected, modifiable only when rejected, deletable in every state. One implementation serves both.
+ */
+export interface ReviewedKind {
+	resource: 'signature' | 'template';
+	label: string;
+	operations: Record<ReviewedOperation, OperationName>;
+	schema: typeof signatureSchema | typeof templateSchema;
+	hasContent: boolean;
+	checkName: (name: string) => Problem;
+	nameHint: string;
+}
+
+export type ReviewedOperation = 'create' | 'get' | 'update' | 'delete';
+
+export const SIGNATURE: ReviewedKind = {
+	resource: 'signature',
+	label: 'Signature',
+	operations: { create: 'signatureCreate', get: 'signatureGet', update: 'signatureUpdate', delete: 'signatureDelete' },
+	schema: signatureSchema,
+	hasContent: false,
+	checkName: checkSignatureName,
+	nameHint: 'Use only Chinese characters, letters and digits, e.g. your brand name; no brackets, test wording or over-broad names.',
+};
+
+export const TEMPLATE: ReviewedKind = {
+	resource: 'template',
+	label: 'Template',
+	operations: { create: 'templateCreate', get: 'templateGet', update: 'templateUpdate', delete: 'templateDelete' },
+	schema: templateSchema,
+	hasContent: true,
+	checkName: (name) => (checkKeyword(name).ok ? undefined : 'is empty'),
+	nameHint: 'Give the template a name.',
+};
+
+function fields(kind: ReviewedKind, operation: ReviewedOperation): INodeProperties[] {
+	const show = { resource: [kind.resource], operation: [operation] };
+	const noun = kind.label.toLowerCase();
+	const id: INodeProperties = {
+		displayName: `${kind.label} ID`,
+		name: 'id',
+		type: 'number',
+		required: true,
+		default: 0,
+		description: `The numeric ID of the ${noun}`,
+		displayOptions: { show },
+	};
+	const name: INodeProperties = {
+		displayName: kind.resource === 'signature' ? 'Signature Text' : 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		description:
+			kind.resource === 'signature'
+				? 'The signature shown in brackets before every message, e.g. your brand. Chinese characters, letters and digits only.'
+				: 'A name for the template',
+		displayOptions: { show },
+	};
+	const remark: INodeProperties = {
+		displayName: 'Description',
+		name: 'remark',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The usage scenario (and your website), which the reviewers read',
+		displayOptions: { show },
+	};
+	const content: INodeProperties = {
+		displayName: 'Content',
+		name: 'content',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		required: operation === 'create',
+		default: '',
+		placeholder: '您的验证码是${code}，5分钟内有效。',
+		description:
+			operation === 'create'
+				? 'Message text with variables written as ${name} (letters and underscore only, at most 8); no signature brackets'
+				: 'New message text; leave empty to keep the current one',
+		displayOptions: { show },
+	};
+	switch (operation) {
+		case 'create':
+			return kind.hasContent ? [name, content, remark] : [name, remark];
+		case 'update':
+			return kind.hasContent ? [id, name, content, remark] : [id, name, remark];
+		default:
+			return [id];
+	}
+}
+
+/** Readable status beside the code, and ISO times beside the originals. */
+export function presentReviewed(object: IDataObject): IDataObject {
+	const shaped: IDataObject = { ...object };
+	if (object.status !== undefined && object.status !== null) shaped.statusLabel = REVIEW_STATUS_LABELS[String(object.status)] ?? 'unknown';
+	return withIsoTimes(shaped, ['create_time', 'update_time']) as IDataObject;
+}
+
+function updateRuleHint(kind: ReviewedKind) {
+	const noun = kind.label.toLowerCase();
+	return `Only a rejected ${noun} can be modified (it then goes back to review). An approved ${noun} cannot be modified: delete it and create a new one. One under review can be changed after its review ends; check it with Get.`;
+}
+
+type Plan = { params: Record<string, string | number> };
+
+export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperation) {
+	const description = fields(kind, operation);
+	async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+		const client = await gatewayClient(this);
+		const options = callOptions(this);
+		const gatewayOperation = kind.operations[operation];
+		const schema: z.ZodTypeAny = operation === 'delete' ? noDataSchema : kind.schema;
+		return await runForEachItem<Plan, unknown>(this, {
+			concurrency: client.settings.limiter.maxConcurrent,
+			plan: (itemIndex) => {
+				const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
+				const params: Record<string, string | number> = {};
+				if (operation !== 'create') {
+					const id = Number(this.getNodeParameter('id', itemIndex, 0));
+					if (!Number.isInteger(id) || id <= 0) throw fail(`${kind.label} ID`, `"${id}" is not a positive whole number`, `Use the ID that Create returned.`);
+					params.id = id;
+				}
+				if (operation === 'create' || operation === 'update') {
+					const name = String(this.getNodeParameter('name', itemIndex, '')).trim();
+					const nameProblem = kind.checkName(name);
+					if (nameProblem) throw fail(kind.resource === 'signature' ? 'Signature Text' : 'Name', nameProblem, kind.nameHint);
+					params.name = name;
+					if (kind.hasContent) {
+						const content = String(this.getNodeParameter('content', itemIndex, ''));
+						if (operation === 'create' || content.trim() !== '') {
+							const contentProblem = checkTemplateContent(content);
+							if (contentProblem) throw fail('Content', contentProblem, 'Write variables as ${name} with letters and underscore, and leave out 【】 and [].');
+							params.content = content;
+						}
+					}
+					const remark = String(this.getNodeParameter('remark', itemIndex, '')).trim();
+					if (!remark) throw fail('Description', 'is empty', 'Describe the usage scenario (and your website) for the reviewers.');
+					params.remark = remark;
+				}
+				return { params };
+			},
+			execute: async (plan, itemIndex) => {
+				try {
+					return (await client.call(gatewayOperation, plan.params, schema, options)).data;
+				} catch (error) {
+					const refusedUpdate = operation === 'update' && error instanceof GatewayFailure && error.kind === 'gateway-code';
+					throw asNodeError(
+						this.getNode(),
+						refusedUpdate
+							? new GatewayFailure({ kind: error.kind, operation: error.operation, message: error.message, gatewayCode: error.gatewayCode, hint: updateRuleHint(kind) })
+							: error,
+						itemIndex,
+					);
+				}
+			},
+			output: (data, plan) =>
+				operation === 'delete' ? { deleted: true, id: plan.params.id } : presentReviewed(data as IDataObject),
+		});
+	}
+	return { description, execute };
+}

@@ -1,0 +1,3 @@
+import { reviewedOperation, SIGNATURE } from '../reviewed';
+
+export const { description, execute } = reviewedOperation(SIGNATURE, 'create');

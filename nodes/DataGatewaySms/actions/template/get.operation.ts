@@ -1,0 +1,3 @@
+import { reviewedOperation, TEMPLATE } from '../reviewed';
+
+export const { description, execute } = reviewedOperation(TEMPLATE, 'get');

@@ -1,0 +1,252 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { startEmulator, type Emulator } from '../emulator/server';
+import { runWorkflow, type WorkflowStep } from '../harness/workflow';
+
+let emulator: Emulator;
+beforeAll(async () => {
+	emulator = await startEmulator({ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 });
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => {
+	emulator.reset();
+	emulator.configure({ deliveryFailureShare: 0 });
+});
+
+const sms = new DataGatewaySms();
+
+function run(parameters: INodeParameters, items: IDataObject[] = [{}], settings: WorkflowStep['settings'] = {}) {
+	return runWorkflow({
+		steps: [{ name: 'SMS', type: sms, parameters, settings }],
+		items,
+		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url } },
+	});
+}
+
+function sendParameters(phone: string, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'message',
+		operation: 'send',
+		signId: Number(emulator.demo.signatureId),
+		templateId: Number(emulator.demo.templateId),
+		phone,
+		variablesInput: 'keyValue',
+		variables: { variable: [{ name: 'code', value: '1234' }] },
+		...extra,
+	};
+}
+
+const sendCalls = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
+
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+	for (let attempt = 0; attempt < 100; attempt++) {
+		const value = await read();
+		if (done(value)) return value;
+		await new Promise((resolve) => setTimeout(resolve, 30));
+	}
+	throw new Error('timed out');
+}
+
+describe('Message', () => {
+	it('Send outputs the task ID, and with the template read, its length, segments and cost', async () => {
+		const result = await run(sendParameters('13900001001', { sendOptions: { readTemplate: true } }));
+		expect(result.error).toBeUndefined();
+		const [sent] = result.json();
+		expect(sent).toMatchObject({ taskId: expect.any(String), phone: '13900001001', deduplicated: false, segments: 1 });
+		// 数据网关 (4) + 您的验证码是1234，5分钟内有效。(18)
+		expect(sent.length).toBe(22);
+		expect(sent.estimatedCostYuan).toBeCloseTo(0.035);
+		expect(sendCalls()).toBe(1);
+	});
+
+	it('Send leaves params out when there are no variables, which the gateway requires', async () => {
+		const result = await run(
+			sendParameters('13900001002', { templateId: Number(emulator.demo.templateWithoutVariablesId), variablesInput: 'none' }),
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json()[0].taskId).toEqual(expect.any(String));
+	});
+
+	it('Send accepts variables as JSON', async () => {
+		const result = await run(sendParameters('13900001003', { variablesInput: 'json', variablesJson: '{"code": 5678}' }));
+		expect(result.error).toBeUndefined();
+	});
+
+	it('Get Status shows the status with a label and one receiveDate spelling', async () => {
+		const [sent] = (await run(sendParameters('13900001004'))).json();
+		const read = async () => (await run({ resource: 'message', operation: 'getStatus', taskId: sent.taskId as string })).json()[0];
+		const first = await read();
+		expect(first).toMatchObject({ id: sent.taskId, status: 0, statusLabel: 'sending', phone: '13900001004' });
+		const final = await waitFor(read, (task) => task.status !== 0);
+		expect(final).toMatchObject({ status: 1, statusLabel: 'delivered' });
+		expect(final.receiveDate).toMatch(/^\d{4}-\d{2}-\d{2} /);
+		expect(final.reveiveDate).toBeUndefined();
+	});
+
+	it.each([
+		[0, 'delivered', 1],
+		[1, 'failed', -1],
+	])('Send and Wait with failure share %s outputs %s', async (share, outcome, status) => {
+		emulator.configure({ deliveryFailureShare: share });
+		const result = await run(sendParameters(`1390000200${share}`, { operation: 'sendAndWait', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 10 }));
+		expect(result.error).toBeUndefined();
+		const [answer] = result.json() as Array<{ outcome: string; task: IDataObject }>;
+		expect(answer.outcome).toBe(outcome);
+		expect(answer.task.status).toBe(status);
+	});
+
+	it('Send and Wait outputs "sending" when the wait times out', async () => {
+		emulator.configure({ deliveryDelayMs: 5000 });
+		try {
+			const result = await run(sendParameters('13900002009', { operation: 'sendAndWait', pollIntervalSeconds: 0.2, waitTimeoutSeconds: 1 }));
+			expect(result.json()[0].outcome).toBe('sending');
+		} finally {
+			emulator.configure({ deliveryDelayMs: 100 });
+		}
+	});
+});
+
+describe('local rules cost nothing', () => {
+	const cases: Array<[string, INodeParameters, RegExp]> = [
+		['phone', { phone: '12345' }, /Phone Number "12345" is not a domestic mobile number/],
+		['landline as SMS phone', { phone: '010-12345678' }, /Phone Number/],
+		['variable name characters', { variables: { variable: [{ name: 'code1', value: '1' }] } }, /Variables "code1" may use only letters and underscore/],
+		['reserved variable name', { variables: { variable: [{ name: 'mobile', value: '1' }] } }, /"mobile" is reserved/],
+		['more than 8 variables', { variables: { variable: 'abcdefghi'.split('').map((name) => ({ name, value: '1' })) } }, /has 9 variables; a template allows at most 8/],
+		['value longer than 50', { variables: { variable: [{ name: 'code', value: 'x'.repeat(51) }] } }, /value of "code" has 51 characters; at most 50/],
+		['variables JSON', { variablesInput: 'json', variablesJson: '{"code": ' }, /Variables is not valid JSON/],
+		['signature ID', { signId: 0 }, /Signature ID "0" is not a positive whole number/],
+	];
+	it.each(cases)('Send: %s', async (_name, overrides, message) => {
+		const result = await run(sendParameters('13900003001', overrides));
+		expect(result.error?.message).toMatch(message);
+		expect(result.error?.description).toMatch(/No call was made/);
+		expect(emulator.ledger().totals.calls).toBe(0);
+	});
+
+	const reviewedCases: Array<[string, INodeParameters, RegExp]> = [
+		['signature brackets', { resource: 'signature', operation: 'create', name: '【数据网关】', remark: 'r' }, /Signature Text contains "【"/],
+		['signature special characters', { resource: 'signature', operation: 'create', name: '数据-网关', remark: 'r' }, /contains "-"/],
+		['template brackets', { resource: 'template', operation: 'create', name: 'n', content: '[公司]您的验证码${code}', remark: 'r' }, /Content contains "\["/],
+		['template unclosed variable', { resource: 'template', operation: 'create', name: 'n', content: '验证码${code', remark: 'r' }, /without a closing/],
+		['template reserved variable', { resource: 'template', operation: 'create', name: 'n', content: '您好${nick}', remark: 'r' }, /"nick" is reserved/],
+		['template digits in variable', { resource: 'template', operation: 'create', name: 'n', content: '您好${name1}', remark: 'r' }, /"name1" may use only letters/],
+		['template 9 variables', { resource: 'template', operation: 'create', name: 'n', content: '${a}${b}${c}${d}${e}${f}${g}${h}${i}', remark: 'r' }, /has 9 variables/],
+		['empty description', { resource: 'signature', operation: 'create', name: '数据网关', remark: ' ' }, /Description is empty/],
+		['update without ID', { resource: 'template', operation: 'update', id: 0, name: 'n', remark: 'r' }, /Template ID "0"/],
+	];
+	it.each(reviewedCases)('%s', async (_name, parameters, message) => {
+		const result = await run(parameters);
+		expect(result.error?.message).toMatch(message);
+		expect(emulator.ledger().totals.calls).toBe(0);
+	});
+
+	it('per-number limits: a send that would break them is an error item and is not sent', async () => {
+		const result = await run(sendParameters('={{ $json.phone }}'), [{ phone: '13900004001' }, { phone: '13900004001' }, { phone: '13900004002' }], {
+			continueOnFail: true,
+		});
+		const [first, second, third] = result.json();
+		expect(first.taskId).toEqual(expect.any(String));
+		expect(second.error).toMatch(/Item 2: Phone Number not sent: this would be message 2 to 13900004001 within a minute; the limit is 1 a minute/);
+		expect(third.taskId).toEqual(expect.any(String));
+		expect(result.items().map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(sendCalls()).toBe(2);
+	});
+
+	it('per-number limits are configurable', async () => {
+		const result = await run(sendParameters('={{ $json.phone }}', { sendOptions: { perMinute: 2 } }), [{ phone: '13900004003' }, { phone: '13900004003' }], {
+			continueOnFail: true,
+		});
+		// The node allows 2; the gateway's own default of 1 a minute then refuses the second.
+		expect(result.json()[1].error).toMatch(/frequency limit/);
+		expect(sendCalls()).toBe(2);
+	});
+});
+
+describe('at most once', () => {
+	it('Retry On Fail with a failing second item: the first item is sent once', async () => {
+		const result = await run(
+			sendParameters('={{ $json.phone }}', { templateId: '={{ $json.template }}' }),
+			[
+				{ phone: '13900005001', template: Number(emulator.demo.templateId) },
+				{ phone: '13900005002', template: 999999 },
+			],
+			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+		);
+		expect(result.error?.message).toMatch(/^Send SMS failed: gateway code \d+: the template is missing or not approved/);
+		// Item 1 once; item 2 was refused by the gateway on each of the 3 tries, so asking again was safe.
+		expect(sendCalls()).toBe(4);
+		const sentToFirst = emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0);
+		expect(sentToFirst).toHaveLength(1);
+	});
+
+	it('a send whose outcome is unknown is reported with how to check it, and is not repeated by Retry On Fail', async () => {
+		emulator.setFaults({ sequence: [{ kind: 'reset', path: '/sms/send' }] });
+		const result = await run(sendParameters('13900005003'), [{}], { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+		expect(result.error?.message).toMatch(/Send SMS failed: .*(may have reached the gateway|may or may not have been sent)/);
+		expect(result.error?.description).toMatch(/Get Status/);
+		expect(sendCalls()).toBe(1);
+	});
+});
+
+describe('signature and template lifecycle (spec section 3)', () => {
+	async function status(resource: string, id: unknown) {
+		return (await run({ resource, operation: 'get', id: Number(id) })).json()[0];
+	}
+
+	it.each([
+		['signature', { name: '测试签名', remark: '测试用途' }, { name: '数据网关', remark: '验证码，网站 https://example.com' }],
+		['template', { name: '推广', content: '低息贷款${amount}', remark: 'r' }, { name: '验证码', content: '您的验证码是${code}', remark: '登录' }],
+	])('%s: create -> rejected -> update -> approved -> update refused -> delete', async (resource, rejected, fixed) => {
+		const created = (await run({ resource, operation: 'create', ...rejected })).json()[0];
+		const id = Number(created.id);
+		expect(created.id).toEqual(expect.any(String));
+		expect((await status(resource, created.id)).statusLabel).toBe('under review');
+		const refused = await waitFor(() => status(resource, created.id), (object) => object.status === 2);
+		expect(refused).toMatchObject({ statusLabel: 'rejected', error: expect.any(String) });
+
+		const updated = await run({ resource, operation: 'update', id, ...fixed });
+		expect(updated.error).toBeUndefined();
+		expect((await status(resource, created.id)).statusLabel).toBe('under review');
+		await waitFor(() => status(resource, created.id), (object) => object.status === 1);
+
+		const notAllowed = await run({ resource, operation: 'update', id, ...fixed });
+		expect(notAllowed.error?.message).toMatch(/^Update (Signature|Template) failed: gateway code \d+/);
+		expect(notAllowed.error?.description).toMatch(/An approved (signature|template) cannot be modified: delete it and create a new one/);
+
+		const deleted = await run({ resource, operation: 'delete', id });
+		expect(deleted.json()).toEqual([{ deleted: true, id }]);
+		expect((await run({ resource, operation: 'get', id })).error?.message).toMatch(/not found/);
+	});
+
+	it.each(['signature', 'template'])('%s: delete works while under review', async (resource) => {
+		const created = (await run({ resource, operation: 'create', name: '审核中', content: '内容${code}', remark: 'r' })).json()[0];
+		expect((await run({ resource, operation: 'delete', id: Number(created.id) })).error).toBeUndefined();
+	});
+
+	it('send is refused by the gateway with a template still under review', async () => {
+		const created = (await run({ resource: 'template', operation: 'create', name: 'n', content: '新模板${code}', remark: 'r' })).json()[0];
+		const result = await run(sendParameters('13900006001', { templateId: Number(created.id) }));
+		expect(result.error?.message).toMatch(/not approved/);
+	});
+});
+
+describe('segments (70 / 67 rule, signature included)', () => {
+	it.each([
+		[70, 1],
+		[71, 2],
+		[134, 2],
+		[135, 3],
+	])('%s characters are %s segment(s)', async (length, segments) => {
+		// Signature 数据网关 is 4 characters; the rest is template text.
+		const result = await run(
+			sendParameters('13900007001', {
+				templateId: Number(emulator.demo.templateWithoutVariablesId),
+				variablesInput: 'none',
+				sendOptions: { signatureText: '数据网关', templateContent: '字'.repeat(length - 4) },
+			}),
+		);
+		expect(result.json()[0]).toMatchObject({ length, segments, estimatedCostYuan: Math.round(segments * 0.035 * 10000) / 10000 });
+	});
+});
