@@ -1,0 +1,79 @@
+import { cidrContains, parseAddress, parseAllowList, parseCidr } from '../../nodes/shared/checks/network';
+import { checkLandlineNumber, checkMobileNumber } from '../../nodes/shared/checks/phone';
+import { checkSignatureName, checkTemplateContent, checkVariables, messageSize } from '../../nodes/shared/checks/sms';
+import { checkNumberTail, checkPlate } from '../../nodes/shared/checks/vehicle';
+import { DEFAULT_SMS_LIMITS } from '../../nodes/shared/spec';
+import { sendFields } from '../../nodes/DataGatewaySms/actions/message/sendCore';
+
+describe('plates', () => {
+	it.each(['京A12345', '粤BD12345', ' 沪a·c1234 ', '使A12345'])('accepts %s', (plate) => expect(checkPlate(plate).ok).toBe(true));
+	it.each(['', 'A12345', '京12345', '京A1234', '京A1234567', 'XA12345'])('refuses %s', (plate) => expect(checkPlate(plate).ok).toBe(false));
+	it('normalises case and separators', () => expect(checkPlate(' 京a-12345').value).toBe('京A12345'));
+	it('accepts tails of letters and digits only', () => {
+		expect(checkNumberTail('a1b2').value).toBe('A1B2');
+		expect(checkNumberTail('').ok).toBe(true);
+		expect(checkNumberTail('12-34').ok).toBe(false);
+	});
+});
+
+describe('phones', () => {
+	it('mobile: strips +86 and separators', () => expect(checkMobileNumber('+86 139-0000-1234').value).toBe('13900001234'));
+	it('mobile: refuses landlines and short numbers', () => {
+		expect(checkMobileNumber('01012345678').ok).toBe(false);
+		expect(checkMobileNumber('1390000123').ok).toBe(false);
+	});
+	it('landline: needs an area code', () => {
+		expect(checkLandlineNumber('0755-12345678').value).toBe('075512345678');
+		expect(checkLandlineNumber('12345678').ok).toBe(false);
+	});
+});
+
+describe('SMS rules', () => {
+	it('variables: names, reserved words, count, length', () => {
+		expect(checkVariables({ code: '1', user_name: 'x' })).toBeUndefined();
+		expect(checkVariables({ Email: '1' })).toMatch(/reserved/);
+		expect(checkVariables({ 'a b': '1' })).toMatch(/only letters and underscore/);
+		expect(checkVariables({ code: '码'.repeat(51) })).toMatch(/51 characters/);
+		expect(checkVariables(Object.fromEntries('abcdefghi'.split('').map((name) => [name, '1'])))).toMatch(/at most 8/);
+	});
+	it('template content and signature names', () => {
+		expect(checkTemplateContent('您的验证码是${code}')).toBeUndefined();
+		expect(checkTemplateContent('【x】${code}')).toMatch(/brackets/);
+		expect(checkTemplateContent('${code')).toMatch(/closing/);
+		expect(checkSignatureName('数据网关2')).toBeUndefined();
+		expect(checkSignatureName('数据[网关]')).toMatch(/contains "\["/);
+	});
+	it.each([
+		[70, 1],
+		[71, 2],
+		[134, 2],
+		[135, 3],
+		[201, 3],
+		[202, 4],
+	])('%s characters with the signature are %s segment(s)', (length, segments) => {
+		expect(messageSize('签名', 'x'.repeat(length - 2))).toMatchObject({ length, segments });
+	});
+	it('the node\'s limit defaults are the spec\'s', () => {
+		const options = sendFields(['send']).find((field) => field.name === 'sendOptions')?.options ?? [];
+		const defaults = Object.fromEntries(options.map((option) => [option.name, (option as { default: unknown }).default]));
+		expect(defaults).toMatchObject(DEFAULT_SMS_LIMITS);
+	});
+});
+
+describe('CIDR allow-lists', () => {
+	it('matches IPv4, IPv6 and IPv4-mapped addresses', () => {
+		const { ranges, invalid } = parseAllowList('10.0.0.0/8, 192.168.1.7\n2001:db8::/32, nonsense, 1.2.3.4/33');
+		expect(invalid).toEqual(['nonsense', '1.2.3.4/33']);
+		const allowed = (address: string) => ranges.some((range) => cidrContains(range, parseAddress(address)!));
+		expect(allowed('10.20.30.40')).toBe(true);
+		expect(allowed('::ffff:10.1.2.3')).toBe(true);
+		expect(allowed('192.168.1.7')).toBe(true);
+		expect(allowed('192.168.1.8')).toBe(false);
+		expect(allowed('2001:db8:1::5')).toBe(true);
+		expect(allowed('2001:db9::1')).toBe(false);
+	});
+	it('refuses malformed addresses', () => {
+		for (const text of ['1.2.3', '1.2.3.256', '1::2::3', 'g::1', '1:2:3:4:5:6:7:8:9']) expect(parseAddress(text)).toBeUndefined();
+		expect(parseCidr('::/0')).toMatchObject({ prefix: 0 });
+	});
+});
