@@ -135,19 +135,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 					segments,
 				),
 			emit: (action, body) => {
-				const url = config.callbackUrl;
-				if (!url) return;
-				// Pushed once, like the real gateway: no retry when the receiver fails.
-				fetch(url, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json', [CALLBACK_EVENT_HEADER]: CALLBACK_EVENT_HEADER_VALUE },
-					body: JSON.stringify(body),
-				})
-					.then(async (response) => {
-						sentCallbacks.push({ action, status: response.status });
-						await response.body?.cancel();
+				// The real gateway has one callback URL; a comma-separated list lets tests feed several receivers.
+				const urls = (config.callbackUrl ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+				for (const url of urls) {
+					// Pushed once, like the real gateway: no retry when the receiver fails.
+					fetch(url, {
+						method: 'POST',
+						headers: { 'content-type': 'application/json', [CALLBACK_EVENT_HEADER]: CALLBACK_EVENT_HEADER_VALUE },
+						body: JSON.stringify(body),
 					})
-					.catch((error: Error) => sentCallbacks.push({ action, status: error.message }));
+						.then(async (response) => {
+							sentCallbacks.push({ action, status: response.status });
+							await response.body?.cancel();
+						})
+						.catch((error: Error) => sentCallbacks.push({ action, status: error.message }));
+				}
 			},
 		},
 	);
