@@ -90,7 +90,9 @@ export async function ensureRuntime(line: N8nLine, log: Log = (text) => console.
 		);
 		const env = { PATH: `${join(nodeDir, 'bin')}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
 		run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: folder, env, log });
-		run('npm', ['rebuild', 'sqlite3', 'isolated-vm', '--loglevel=error'], { cwd: folder, env, log });
+		// npm run from this repo passes its ignore-scripts=true down in the environment; the two native modules need their scripts.
+		run('npm', ['rebuild', 'sqlite3', 'isolated-vm', '--loglevel=error'], { cwd: folder, env: { ...env, npm_config_ignore_scripts: 'false' }, log });
+		run(nodeBin, ['-e', "require('sqlite3'); require('isolated-vm')"], { cwd: folder, env, log });
 		const printed = run(nodeBin, [n8nBin, '--version'], { cwd: folder, env, log }).trim();
 		if (!printed.includes(version)) throw new Error(`n8n --version printed ${printed}, expected ${version}`);
 		writeFileSync(join(folder, '.ready'), JSON.stringify({ version, node: NODE24_VERSION, seconds: Math.round((Date.now() - started) / 1000) }));
@@ -137,11 +139,21 @@ function n8nEnv(runtime: Runtime, options: N8nEnvironment & { port: number; brok
 	};
 }
 
-/** Runs one n8n command (import, publish, execute) and returns its output. */
+/**
+ * Runs one n8n command (import, publish, execute) and returns its output. Asynchronous, so that
+ * a gateway emulator in this process keeps answering while the command runs.
+ */
 export async function n8nCommand(runtime: Runtime, args: string[], options: N8nEnvironment): Promise<{ code: number; stdout: string; stderr: string }> {
 	const env = n8nEnv(runtime, { ...options, port: options.port ?? (await freePort()), brokerPort: await freePort() });
-	const result = spawnSync(runtime.nodeBin, [runtime.n8nBin, ...args], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 10 * 60_000 });
-	return { code: result.status ?? -1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+	const child = spawn(runtime.nodeBin, [runtime.n8nBin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+	let stdout = '';
+	let stderr = '';
+	child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+	child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+	const timer = setTimeout(() => child.kill('SIGKILL'), 10 * 60_000);
+	const code = await new Promise<number>((done) => child.once('close', (exitCode) => done(exitCode ?? -1)));
+	clearTimeout(timer);
+	return { code, stdout, stderr };
 }
 
 /** Makes a workflow active without the editor; the command differs between the lines. */
@@ -202,14 +214,15 @@ export async function startN8n(runtime: Runtime, options: N8nEnvironment & { rea
 	return { url: `http://127.0.0.1:${port}`, port, process: child, log: () => output, stop };
 }
 
-/** Creates the owner account of a fresh instance, so the editor can be used at once. */
-export async function setupOwner(url: string, owner: { email: string; password: string; firstName: string; lastName: string }): Promise<void> {
+/** Creates the owner account of a fresh instance and returns its session cookie. */
+export async function setupOwner(url: string, owner: { email: string; password: string; firstName: string; lastName: string }): Promise<string> {
 	const response = await fetch(`${url}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify(owner),
 	});
-	if (!response.ok && response.status !== 400) throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
+	if (!response.ok) throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
+	return (response.headers.get('set-cookie') ?? '').split(';')[0];
 }
 
 export function readJson<T>(path: string): T {

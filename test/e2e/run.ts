@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ensureRuntime, n8nCommand, REPO_ROOT, startN8n, type N8nLine, type Runtime } from '../../scripts/n8n-runtime';
+import { ensureRuntime, n8nCommand, REPO_ROOT, setupOwner, startN8n, type N8nLine, type Runtime } from '../../scripts/n8n-runtime';
 import { prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
 
@@ -35,7 +35,7 @@ async function notificationReceiver() {
 
 /** `n8n execute --rawOutput` prints the run's result as JSON after its log lines. */
 function parseExecuteOutput(stdout: string): unknown {
-	const start = stdout.search(/^[[{]/m);
+	const start = stdout.search(/^[[{]\s*$/m);
 	assert.ok(start >= 0, `no JSON in n8n execute output:\n${stdout.slice(-2000)}`);
 	return JSON.parse(stdout.slice(start));
 }
@@ -87,7 +87,8 @@ async function checkLine(line: N8nLine) {
 		try {
 			const ownLines = n8n.log().split('\n').filter((text) => /data-?gateway/i.test(text) && /(error|warn|fail)/i.test(text));
 			assert.deepEqual(ownLines, [], `n8n logged problems with the package:\n${ownLines.join('\n')}`);
-			const types = (await (await fetch(`${n8n.url}/types/nodes.json`)).json()) as Array<{ name: string }>;
+			const cookie = await setupOwner(n8n.url, { email: 'e2e@example.com', password: 'E2e-Password-1', firstName: 'E2E', lastName: 'Check' });
+			const types = (await (await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } })).json()) as Array<{ name: string }>;
 			for (const name of NODE_NAMES) assert.ok(types.some((type) => type.name === `CUSTOM.${name}`), `n8n lists ${name}`);
 			log('editor lists all five nodes');
 
