@@ -1,0 +1,15 @@
+/** Peak RSS of one process that runs 10,000 lookups through the engine; run as a child of bench/run.ts. */
+import { runLookups } from './lookups';
+import { phones } from './gateway';
+
+async function main() {
+	const [baseUrl, appCode, count = '10000'] = process.argv.slice(2);
+	const run = await runLookups('telephone', phones(Number(count)), { appCodeSecret: appCode, baseUrl, maxConcurrent: 10 });
+	const maxRssMb = process.resourceUsage().maxRSS / 1024;
+	console.log(JSON.stringify({ items: run.items.length, failedItems: run.failedItems, ms: Math.round(run.ms), maxRssMb: Math.round(maxRssMb) }));
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
