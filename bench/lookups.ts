@@ -1,5 +1,5 @@
 /** Runs a lookup node over many items through n8n-core's engine, as the workflow tests do. */
-import type { IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { DataGatewayTelephone } from '../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
 import { DataGatewayVehicle } from '../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
@@ -12,7 +12,7 @@ export interface LookupRun {
 	failedItems: number;
 }
 
-export async function runLookups(kind: 'telephone' | 'violations', inputs: string[], credentials: IDataObject): Promise<LookupRun> {
+export async function runLookups(kind: 'telephone' | 'violations', inputs: string[], credentials: ICredentialDataDecryptedObject): Promise<LookupRun> {
 	const step =
 		kind === 'telephone'
 			? { name: 'Lookup', type: new DataGatewayTelephone(), parameters: { phoneNumber: '={{ $json.value }}' } }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 // n8n-core reads its user folder at import time, so point it at a throwaway folder first.
 process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'n8n-harness-'));
+process.env.N8N_LOG_LEVEL ??= 'silent';
 
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import {
