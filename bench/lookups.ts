@@ -1,8 +1,10 @@
 /** Runs a lookup node over many items through n8n-core's engine, as the workflow tests do. */
 import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
-import { DataGatewayTelephone } from '../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
-import { DataGatewayVehicle } from '../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
+// The built package, as users run it (npm run bench builds first). An extension-less path would
+// resolve to the codex file X.node.json under tsx.
+import { DataGatewayTelephone } from '../dist/nodes/DataGatewayTelephone/DataGatewayTelephone.node.js';
+import { DataGatewayVehicle } from '../dist/nodes/DataGatewayVehicle/DataGatewayVehicle.node.js';
 import { runWorkflow } from '../test/harness/workflow';
 
 export interface LookupRun {
