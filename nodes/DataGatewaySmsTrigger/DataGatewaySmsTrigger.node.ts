@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'crypto';
+import { NodeOperationError } from 'n8n-workflow';
 import type {
 	IDataObject,
 	IHookFunctions,
@@ -8,48 +8,25 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { cidrContains, parseAddress, parseAllowList } from '../shared/checks/network';
 import { mainConnection } from '../shared/description';
 import { describeSchemaProblem } from '../shared/schemas/envelope';
 import { callbackSchemas } from '../shared/schemas/callbacks';
 import { withIsoTimes } from '../shared/simplify';
-import {
-	CALLBACK_EVENT_HEADER,
-	CALLBACK_EVENT_HEADER_VALUE,
-	REVIEW_STATUS,
-	REVIEW_STATUS_LABELS,
-	SMS_TASK_STATUS,
-	SMS_TASK_STATUS_LABELS,
-} from '../shared/spec';
+import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/spec';
+import { readCallbackBody, readGuard, rejectRequest } from './callbackRequest';
+import { isFirstSighting } from './recentEvents';
 
-/** The gateway's action, the event name the workflow sees, and the output key of its object. */
-const EVENTS = {
+/** The event name the workflow sees for each gateway action, and the output key of its object. */
+const EVENTS: Record<CallbackAction, { event: string; key: string }> = {
 	report: { event: 'report', key: 'report' },
 	sign: { event: 'signature', key: 'signature' },
 	template: { event: 'template', key: 'template' },
-} as const;
-type Action = keyof typeof EVENTS;
+};
 
-/** Recently started events, per workflow and node, to start once when the same event comes twice. */
-const recentEvents = new Map<string, number>();
+const DEFAULT_DUPLICATE_WINDOW_SECONDS = 600;
 
-function remember(key: string, windowMs: number): boolean {
-	const now = Date.now();
-	for (const [seen, expiresAt] of recentEvents) if (expiresAt <= now) recentEvents.delete(seen);
-	if (recentEvents.has(key)) return false;
-	recentEvents.set(key, now + windowMs);
-	return true;
-}
-
-/** Compares secrets in constant time, whatever their lengths. */
-function sameSecret(given: string, expected: string): boolean {
-	const digest = (text: string) => createHash('sha256').update(text).digest();
-	return timingSafeEqual(digest(given), digest(expected));
-}
-
-function headerValue(headers: IDataObject, name: string): string | undefined {
-	const value = headers[name.toLowerCase()];
-	return Array.isArray(value) ? String(value[0]) : value === undefined ? undefined : String(value);
+function isCallbackAction(value: unknown): value is CallbackAction {
+	return typeof value === 'string' && (CALLBACK_ACTIONS as readonly string[]).includes(value);
 }
 
 export class DataGatewaySmsTrigger implements INodeType {
@@ -75,7 +52,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'The gateway pushes each event only once. Events missed while the workflow was inactive are not resent: fetch them with the Data Gateway SMS node (Message > Get Status, Signature > Get, Template > Get).',
+					'The gateway pushes each event only once. Events missed while the workflow was inactive are not resent: fetch them with the Data Gateway SMS node (Message > Get Status, Signature > Get, Template > Get). The same event arriving twice within the Duplicate Window starts the workflow once; that memory is per n8n process, so queue-mode workers and restarts do not share it.',
 				name: 'onceNotice',
 				type: 'notice',
 				default: '',
@@ -170,9 +147,9 @@ export class DataGatewaySmsTrigger implements INodeType {
 						name: 'duplicateWindowSeconds',
 						type: 'number',
 						typeOptions: { minValue: 0 },
-						default: 600,
+						default: DEFAULT_DUPLICATE_WINDOW_SECONDS,
 						description:
-							'The same event (action, ID and status) arriving again within this time starts nothing. Remembered per n8n process; 0 turns it off.',
+							'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered per n8n process; 0 turns it off.',
 					},
 				],
 			},
@@ -196,77 +173,59 @@ export class DataGatewaySmsTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const response = this.getResponseObject();
+		// n8n would answer 200 to anything; the node answers itself so rejects get 400, 401 or 403.
 		const reply = (status: number, body: IDataObject): IWebhookResponseData => {
 			response.status(status).json(body);
 			return { noWebhookResponse: true };
 		};
+		const notStarted = (reason: string) => reply(200, { received: true, started: false, reason });
+
+		const guard = readGuard(this.getNodeParameter('security', {}) as IDataObject);
+		if ('problem' in guard) {
+			// A setting that cannot work: fail closed, and let n8n record the error where the user looks.
+			throw new NodeOperationError(this.getNode(), `Security > ${guard.field} ${guard.problem}`, { description: guard.fix });
+		}
 		const request = this.getRequestObject();
-		const headers = this.getHeaderData() as IDataObject;
-		const security = this.getNodeParameter('security', {}) as IDataObject;
+		const rejection = rejectRequest(guard, {
+			sourceAddress: request.ip ?? request.socket?.remoteAddress,
+			query: this.getQueryData() as IDataObject,
+			headers: this.getHeaderData() as IDataObject,
+		});
+		if (rejection) return reply(rejection.status, { error: rejection.reason });
 
-		const allowList = String(security.allowedIps ?? '').trim();
-		if (allowList) {
-			const { ranges } = parseAllowList(allowList);
-			const source = parseAddress(String(request.ip ?? request.socket?.remoteAddress ?? ''));
-			if (!source || !ranges.some((range) => cidrContains(range, source))) return reply(403, { error: 'source address not allowed' });
-		}
-		const token = String(security.token ?? '');
-		if (token && !sameSecret(String((this.getQueryData() as IDataObject).token ?? ''), token)) return reply(401, { error: 'missing or wrong token' });
-		const headerName = String(security.headerName ?? '').trim();
-		if (headerName) {
-			const given = headerValue(headers, headerName);
-			if (given === undefined || !sameSecret(given, String(security.headerValue ?? ''))) return reply(401, { error: `missing or wrong ${headerName} header` });
-		}
-		const eventHeader = headerValue(headers, CALLBACK_EVENT_HEADER);
-		if (eventHeader !== undefined && eventHeader.toLowerCase() !== CALLBACK_EVENT_HEADER_VALUE) {
-			return reply(400, { error: `unexpected ${CALLBACK_EVENT_HEADER} header` });
-		}
-
-		let body: unknown = this.getBodyData();
-		// n8n may hand over an empty body when the JSON did not parse; the raw bytes tell.
-		const raw = (request as { rawBody?: Buffer }).rawBody;
-		if (raw && raw.length > 0 && (!body || Object.keys(body as object).length === 0)) {
-			try {
-				body = JSON.parse(raw.toString('utf8'));
-			} catch {
-				return reply(400, { error: 'body is not valid JSON' });
-			}
-		}
-		if (!body || typeof body !== 'object' || Array.isArray(body)) return reply(400, { error: 'body must be a JSON object' });
-		const action = (body as IDataObject).action;
-		if (action === undefined) return reply(400, { error: 'missing action' });
-		if (typeof action !== 'string' || !(action in callbackSchemas)) return reply(400, { error: `unknown action ${JSON.stringify(action)}` });
-		const parsed = callbackSchemas[action as Action].safeParse(body);
+		const read = readCallbackBody({ parsed: this.getBodyData(), rawBody: request.rawBody });
+		if ('status' in read) return reply(read.status, { error: read.reason });
+		const { action } = read.body;
+		if (action === undefined || action === null || action === '') return reply(400, { error: 'missing action' });
+		if (!isCallbackAction(action)) return reply(400, { error: `unknown action ${JSON.stringify(action)}` });
+		const parsed = callbackSchemas[action].safeParse(read.body);
 		if (!parsed.success) return reply(400, { error: `invalid ${action} callback: ${describeSchemaProblem(parsed.error)}` });
 
 		const events = this.getNodeParameter('events', []) as string[];
-		if (!events.includes(action)) return reply(200, { received: true, started: false, reason: 'event not selected' });
+		if (!events.includes(action)) return notStarted('event not selected');
 
 		let object: IDataObject;
-		let status: number;
 		if (parsed.data.action === 'report') {
+			// Callbacks spell it receiveDate, the status query reveiveDate: hand over one name.
 			const { reveiveDate, receiveDate, ...task } = parsed.data.sms;
-			status = task.status;
+			const label = SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown';
 			const wanted = this.getNodeParameter('reportStatuses', []) as string[];
-			const label = SMS_TASK_STATUS_LABELS[String(status)] ?? 'unknown';
-			if (status === SMS_TASK_STATUS.sending || !wanted.includes(label)) return reply(200, { received: true, started: false, reason: `status ${label} not selected` });
-			object = withIsoTimes({ ...task, receiveDate: receiveDate ?? reveiveDate ?? null, statusLabel: label }, ['sendDate', 'receiveDate']) as IDataObject;
+			if (!wanted.includes(label)) return notStarted(`report status ${label} not selected`);
+			object = withIsoTimes({ ...task, receiveDate: receiveDate ?? reveiveDate ?? null, statusLabel: label }, ['sendDate', 'receiveDate']);
 		} else {
 			const reviewed = parsed.data.sign;
-			status = reviewed.status;
+			const label = REVIEW_STATUS_LABELS[String(reviewed.status)] ?? 'unknown';
 			const wanted = this.getNodeParameter('reviewResults', []) as string[];
-			const label = REVIEW_STATUS_LABELS[String(status)] ?? 'unknown';
-			if (status === REVIEW_STATUS.underReview || !wanted.includes(label)) return reply(200, { received: true, started: false, reason: `result ${label} not selected` });
-			object = withIsoTimes({ ...reviewed, statusLabel: label }, ['create_time', 'update_time']) as IDataObject;
+			if (!wanted.includes(label)) return notStarted(`review result ${label} not selected`);
+			object = withIsoTimes({ ...reviewed, statusLabel: label }, ['create_time', 'update_time']);
 		}
 
-		const windowSeconds = Number((this.getNodeParameter('options', {}) as IDataObject).duplicateWindowSeconds ?? 600);
-		const identity = `${this.getWorkflow().id}|${this.getNode().id}|${action}|${object.id}|${status}`;
-		if (windowSeconds > 0 && !remember(identity, windowSeconds * 1000)) {
-			return reply(200, { received: true, started: false, reason: 'duplicate' });
-		}
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const windowSeconds = Number(options.duplicateWindowSeconds ?? DEFAULT_DUPLICATE_WINDOW_SECONDS);
+		const eventKey = [this.getWorkflow().id, this.getNode().id, this.getMode(), action, object.id, object.status].join('|');
+		if (windowSeconds > 0 && !isFirstSighting(eventKey, windowSeconds * 1000)) return notStarted('duplicate');
 
-		const { event, key } = EVENTS[action as Action];
+		const { event, key } = EVENTS[action];
 		response.status(200).json({ received: true, started: true });
 		return {
 			noWebhookResponse: true,

@@ -1,15 +1,14 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
 import { startEmulator } from '../emulator/server';
-import { serveWebhook, type WebhookServer } from '../harness/webhook';
+import { serveWebhook, type ServeOptions, type WebhookServer } from './webhookServer';
 
 const trigger = new DataGatewaySmsTrigger();
-const allEvents = { events: ['report', 'sign', 'template'], reportStatuses: ['delivered', 'failed'], reviewResults: ['approved', 'rejected'] };
 
 const report = (id: string, status = 1) => ({
 	action: 'report',
-	sms: { id, phone: '13900000001', content: '【数据网关】您的验证码是1234', sendDate: '2026-11-22 10:00:00', receiveDate: '2026-11-22 10:00:05', status, message: '' },
+	sms: { id, phone: 13900000001, content: '【数据网关】您的验证码是1234', sendDate: '2026-11-22 10:00:00', receiveDate: '2026-11-22 10:00:05', status, message: '' },
 });
 const signature = (id: string, status = 1) => ({
 	action: 'sign',
@@ -21,133 +20,278 @@ const template = (id: string, status = 1) => ({
 });
 
 let server: WebhookServer | undefined;
+async function serve(parameters: INodeParameters = {}, options?: ServeOptions) {
+	server = await serveWebhook(trigger, parameters, options);
+	return server;
+}
 afterEach(async () => {
 	await server?.close();
 	server = undefined;
 });
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-	const response = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json', 'x-service-event': 'sms', ...headers },
-		body: typeof body === 'string' ? body : JSON.stringify(body),
-	});
+interface PostOptions {
+	headers?: Record<string, string>;
+	contentType?: string;
+	/** Leave out the gateway's X-Service-Event header. */
+	withoutEventHeader?: boolean;
+}
+
+/** Posts like the gateway does: JSON with `X-Service-Event: sms`. */
+async function post(url: string, body: unknown, options: PostOptions = {}) {
+	const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json', ...options.headers };
+	if (!options.withoutEventHeader) headers['x-service-event'] ??= 'sms';
+	const response = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 	return { status: response.status, body: (await response.json()) as IDataObject };
 }
 
-describe('each action starts one workflow with a clear shape', () => {
-	it.each([
-		['report', report('T1'), 'report', { id: 'T1', status: 1, statusLabel: 'delivered', receiveDateIso: '2026-11-22T10:00:05+08:00' }],
-		['sign', signature('101'), 'signature', { id: '101', status: 1, statusLabel: 'approved' }],
-		['template', template('202', 2), 'template', { id: '202', status: 2, statusLabel: 'rejected', content: '您的验证码是${code}' }],
-	])('%s', async (_action, body, key, expected) => {
-		server = await serveWebhook(trigger, allEvents);
-		const reply = await post(server.url, body);
-		expect(reply).toEqual({ status: 200, body: { received: true, started: true } });
-		expect(server.starts).toHaveLength(1);
-		const [[[item]]] = server.starts;
-		expect(item.json).toMatchObject({ event: key, [key]: expected });
-		expect(item.json.receivedAt).toEqual(expect.any(String));
+const started = { status: 200, body: { received: true, started: true } };
+const notStarted = (reason: string) => ({ status: 200, body: { received: true, started: false, reason } });
+
+describe('each action starts the workflow once, with a readable item', () => {
+	it('report: the task under `report`, status label, one receiveDate with its ISO form', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, report('T1'))).toEqual(started);
+		expect(starts).toHaveLength(1);
+		expect(starts[0]).toHaveLength(1);
+		expect(starts[0][0]).toHaveLength(1);
+		const { json } = starts[0][0][0];
+		expect(json).toEqual({
+			event: 'report',
+			action: 'report',
+			report: {
+				id: 'T1',
+				phone: '13900000001',
+				content: '【数据网关】您的验证码是1234',
+				sendDate: '2026-11-22 10:00:00',
+				sendDateIso: '2026-11-22T10:00:00+08:00',
+				receiveDate: '2026-11-22 10:00:05',
+				receiveDateIso: '2026-11-22T10:00:05+08:00',
+				status: 1,
+				statusLabel: 'delivered',
+				message: '',
+			},
+			receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+		});
+	});
+
+	it('report spelled like the status query (reveiveDate) still gives receiveDate', async () => {
+		const { url, starts } = await serve();
+		const { receiveDate, ...sms } = report('T1b', -1).sms;
+		expect(await post(url, { action: 'report', sms: { ...sms, reveiveDate: receiveDate } })).toEqual(started);
+		expect(starts[0][0][0].json.report).toMatchObject({ receiveDate, receiveDateIso: '2026-11-22T10:00:05+08:00', statusLabel: 'failed' });
+		expect(starts[0][0][0].json.report).not.toHaveProperty('reveiveDate');
+	});
+
+	it('sign: the signature under `signature`, with its review label', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, signature('101', 2))).toEqual(started);
+		expect(starts[0][0][0].json).toMatchObject({
+			event: 'signature',
+			action: 'sign',
+			signature: { id: '101', name: '数据网关', status: 2, statusLabel: 'rejected', error: '含测试字样', update_timeIso: '2026-11-22T09:10:00+08:00' },
+		});
+	});
+
+	it('template: the object the gateway sends under `sign` comes out under `template`', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, template('202'))).toEqual(started);
+		const { json } = starts[0][0][0];
+		expect(json).toMatchObject({ event: 'template', template: { id: '202', status: 1, statusLabel: 'approved', content: '您的验证码是${code}', error: null } });
+		expect(json).not.toHaveProperty('sign');
+	});
+
+	it('fields the spec does not list are kept', async () => {
+		const { url, starts } = await serve();
+		await post(url, { ...report('T1c'), traceId: 'x', sms: { ...report('T1c').sms, segments: 2 } });
+		expect(starts[0][0][0].json.report).toMatchObject({ segments: 2 });
 	});
 });
 
-describe('bad input gets 400 and starts nothing', () => {
+describe('bad input gets 400 with a short reason and starts nothing', () => {
 	it.each([
-		['malformed JSON', '{"action": "report", "sms": {', /not valid JSON/],
-		['a missing action', { sms: report('T1').sms }, /missing action/],
-		['an unknown action', { action: 'refund', sms: {} }, /unknown action "refund"/],
-		['a missing field', { action: 'report', sms: { phone: '1' } }, /invalid report callback: sms\.id/],
-		['a mistyped field', { action: 'sign', sign: { ...signature('1').sign, status: 'approved' } }, /invalid sign callback: sign\.status/],
-		['a missing object', { action: 'template' }, /invalid template callback: sign/],
+		['a missing action', { sms: report('T1').sms }, 'missing action'],
+		['an unknown action', { action: 'refund', sms: {} }, 'unknown action "refund"'],
+		['a missing field', { action: 'report', sms: { phone: '1', status: 1 } }, /^invalid report callback: sms\.id: /],
+		['a mistyped field', { action: 'sign', sign: { ...signature('1').sign, status: 'approved' } }, /^invalid sign callback: sign\.status/],
+		['a missing object', { action: 'template' }, /^invalid template callback: sign: /],
+		['a list instead of an object', [report('T1')], 'body must be a JSON object'],
 	])('%s', async (_name, body, reason) => {
-		server = await serveWebhook(trigger, allEvents);
-		const reply = await post(server.url, body);
+		const { url, starts } = await serve();
+		const reply = await post(url, body);
 		expect(reply.status).toBe(400);
-		expect(String(reply.body.error)).toMatch(reason);
-		expect(server.starts).toHaveLength(0);
+		expect(reply.body.error).toEqual(typeof reason === 'string' ? reason : expect.stringMatching(reason));
+		expect(starts).toHaveLength(0);
 	});
 
-	it('a wrong X-Service-Event header', async () => {
-		server = await serveWebhook(trigger, allEvents);
-		const reply = await post(server.url, report('T1'), { 'x-service-event': 'payment' });
-		expect(reply.status).toBe(400);
-		expect(server.starts).toHaveLength(0);
+	it.each([
+		['text/plain', 'text/plain'],
+		['no parser in n8n (raw body)', 'application/octet-stream'],
+	])('malformed JSON sent as %s: 400 from the node', async (_name, contentType) => {
+		const { url, starts } = await serve();
+		expect(await post(url, '{"action": "report", "sms": {', { contentType })).toEqual({ status: 400, body: { error: 'body is not valid JSON' } });
+		expect(starts).toHaveLength(0);
+	});
+
+	it('malformed JSON sent as application/json: n8n itself answers 422 before the node runs', async () => {
+		const { url, starts, failures } = await serve();
+		const reply = await post(url, '{"action": "report", "sms": {');
+		expect(reply).toMatchObject({ status: 422, body: { message: 'Failed to parse request body' } });
+		expect(starts).toHaveLength(0);
+		expect(failures).toHaveLength(0);
+	});
+
+	it('an empty body', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, '', { contentType: 'application/octet-stream' })).toEqual({ status: 400, body: { error: 'body is empty; expected a JSON object' } });
+		expect(starts).toHaveLength(0);
+	});
+
+	it('a wrong X-Service-Event header; a missing one is accepted', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, report('T1d'), { headers: { 'x-service-event': 'payment' } })).toEqual({ status: 400, body: { error: 'x-service-event header is not "sms"' } });
+		expect(starts).toHaveLength(0);
+		expect(await post(url, report('T1d'), { withoutEventHeader: true })).toEqual(started);
+	});
+
+	it('valid JSON in a body n8n does not parse (text/plain, octet-stream) is read and starts', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, report('T1e'), { contentType: 'text/plain' })).toEqual(started);
+		expect(await post(url, report('T1f'), { contentType: 'application/octet-stream' })).toEqual(started);
+		expect(starts.map((start) => (start[0][0].json.report as IDataObject).id)).toEqual(['T1e', 'T1f']);
 	});
 });
 
 describe('events the user did not pick get 200 and start nothing', () => {
 	it('an unselected action', async () => {
-		server = await serveWebhook(trigger, { ...allEvents, events: ['report'] });
-		expect(await post(server.url, signature('1'))).toEqual({ status: 200, body: { received: true, started: false, reason: 'event not selected' } });
-		expect(server.starts).toHaveLength(0);
+		const { url, starts } = await serve({ events: ['report'] });
+		expect(await post(url, signature('1'))).toEqual(notStarted('event not selected'));
+		expect(await post(url, template('1'))).toEqual(notStarted('event not selected'));
+		expect(starts).toHaveLength(0);
 	});
 
 	it('a report status filtered out', async () => {
-		server = await serveWebhook(trigger, { ...allEvents, reportStatuses: ['failed'] });
-		expect((await post(server.url, report('T2', 1))).body.started).toBe(false);
-		expect((await post(server.url, report('T3', -1))).body.started).toBe(true);
-		expect(server.starts).toHaveLength(1);
+		const { url, starts } = await serve({ reportStatuses: ['failed'] });
+		expect(await post(url, report('T2', 1))).toEqual(notStarted('report status delivered not selected'));
+		expect(await post(url, report('T3', -1))).toEqual(started);
+		expect(starts).toHaveLength(1);
 	});
 
 	it('a review result filtered out', async () => {
-		server = await serveWebhook(trigger, { ...allEvents, reviewResults: ['rejected'] });
-		expect((await post(server.url, template('7', 1))).body.started).toBe(false);
-		expect((await post(server.url, template('8', 2))).body.started).toBe(true);
-		expect(server.starts).toHaveLength(1);
+		const { url, starts } = await serve({ reviewResults: ['rejected'] });
+		expect(await post(url, template('7', 1))).toEqual(notStarted('review result approved not selected'));
+		expect(await post(url, signature('8', 1))).toEqual(notStarted('review result approved not selected'));
+		expect(await post(url, template('8', 2))).toEqual(started);
+		expect(starts).toHaveLength(1);
+	});
+
+	it('a status that is not final (0) starts nothing', async () => {
+		const { url, starts } = await serve();
+		expect(await post(url, report('T9', 0))).toEqual(notStarted('report status sending not selected'));
+		expect(await post(url, signature('9', 0))).toEqual(notStarted('review result under review not selected'));
+		expect(starts).toHaveLength(0);
 	});
 });
 
 describe('authentication failures get 401 or 403 and start nothing', () => {
 	it('URL token: missing or wrong is 401, right starts', async () => {
-		server = await serveWebhook(trigger, { ...allEvents, security: { token: 's3cret-token' } });
-		expect((await post(server.url, report('T4'))).status).toBe(401);
-		expect((await post(`${server.url}?token=wrong`, report('T4'))).status).toBe(401);
-		expect((await post(`${server.url}?token=s3cret-token`, report('T4'))).status).toBe(200);
-		expect(server.starts).toHaveLength(1);
+		const { url, starts } = await serve({ security: { token: 's3cret-token' } });
+		expect(await post(url, report('T4'))).toEqual({ status: 401, body: { error: 'missing or wrong token' } });
+		expect((await post(`${url}?token=s3cret-tokeN`, report('T4'))).status).toBe(401);
+		expect((await post(`${url}?token=s3cret`, report('T4'))).status).toBe(401);
+		expect(starts).toHaveLength(0);
+		expect(await post(`${url}?token=s3cret-token`, report('T4'))).toEqual(started);
+		expect(starts).toHaveLength(1);
 	});
 
 	it('required header: missing or wrong is 401, right starts', async () => {
-		server = await serveWebhook(trigger, { ...allEvents, security: { headerName: 'X-Callback-Secret', headerValue: 'abc123' } });
-		expect((await post(server.url, report('T5'))).status).toBe(401);
-		expect((await post(server.url, report('T5'), { 'x-callback-secret': 'abc124' })).status).toBe(401);
-		expect((await post(server.url, report('T5'), { 'x-callback-secret': 'abc123' })).status).toBe(200);
-		expect(server.starts).toHaveLength(1);
+		const { url, starts } = await serve({ security: { headerName: 'X-Callback-Secret', headerValue: 'abc123' } });
+		expect(await post(url, report('T5'))).toEqual({ status: 401, body: { error: 'missing or wrong X-Callback-Secret header' } });
+		expect((await post(url, report('T5'), { headers: { 'x-callback-secret': 'abc124' } })).status).toBe(401);
+		expect(starts).toHaveLength(0);
+		expect(await post(url, report('T5'), { headers: { 'X-Callback-Secret': 'abc123' } })).toEqual(started);
+		expect(starts).toHaveLength(1);
 	});
 
-	it('IP allow-list: a source outside the ranges is 403, inside starts', async () => {
-		server = await serveWebhook(trigger, { ...allEvents, security: { allowedIps: '10.0.0.0/8, 2001:db8::/32' } });
-		expect((await post(server.url, report('T6'))).status).toBe(403);
-		await server.close();
-		server = await serveWebhook(trigger, { ...allEvents, security: { allowedIps: '10.0.0.0/8, 127.0.0.0/8' } });
-		expect((await post(server.url, report('T6'))).status).toBe(200);
-		expect(server.starts).toHaveLength(1);
+	it('IP allow-list: a source outside the ranges is 403', async () => {
+		const { url, starts } = await serve({ security: { allowedIps: '10.0.0.0/8, 2001:db8::/32' } });
+		expect(await post(url, report('T6'))).toEqual({ status: 403, body: { error: 'source address not allowed' } });
+		expect(starts).toHaveLength(0);
+	});
+
+	it('IP allow-list: a source inside a range starts', async () => {
+		const { url, starts } = await serve({ security: { allowedIps: '10.0.0.0/8\n127.0.0.0/8' } });
+		expect(await post(url, report('T6'))).toEqual(started);
+		expect(starts).toHaveLength(1);
+	});
+
+	it('all checks together: each one alone can refuse', async () => {
+		const security = { allowedIps: '127.0.0.1', token: 'tok', headerName: 'X-Key', headerValue: 'val' };
+		const { url, starts } = await serve({ security });
+		expect((await post(`${url}?token=tok`, report('T7'))).status).toBe(401);
+		expect((await post(url, report('T7'), { headers: { 'x-key': 'val' } })).status).toBe(401);
+		expect(starts).toHaveLength(0);
+		expect(await post(`${url}?token=tok`, report('T7'), { headers: { 'x-key': 'val' } })).toEqual(started);
+	});
+
+	it.each([
+		[{ allowedIps: '10.0.0.0/8, 10.0.0.300' }, 'Security > Allowed Source IPs "10.0.0.300" is not an IP address or CIDR range'],
+		[{ headerName: 'X-Key' }, 'Security > Header Value is empty while Header Name is set'],
+		[{ headerValue: 'val' }, 'Security > Header Name is empty while Header Value is set'],
+	])('a check that cannot work (%o) fails closed with an error for the user', async (security, message) => {
+		const { url, starts, failures } = await serve({ security });
+		expect((await post(url, report('T8'))).status).toBe(500);
+		expect(starts).toHaveLength(0);
+		expect(failures.map((error) => error.message)).toEqual([message]);
 	});
 });
 
 describe('duplicates', () => {
 	it('the same event twice within the window starts once; a new status starts again', async () => {
-		server = await serveWebhook(trigger, allEvents, 'dedupe-node');
-		expect((await post(server.url, signature('55', 2))).body.started).toBe(true);
-		expect(await post(server.url, signature('55', 2))).toEqual({ status: 200, body: { received: true, started: false, reason: 'duplicate' } });
-		expect((await post(server.url, signature('55', 1))).body.started).toBe(true);
-		expect(server.starts).toHaveLength(2);
+		const { url, starts } = await serve();
+		expect(await post(url, signature('55', 2))).toEqual(started);
+		expect(await post(url, signature('55', 2))).toEqual(notStarted('duplicate'));
+		expect(await post(url, signature('55', 1))).toEqual(started);
+		expect(starts).toHaveLength(2);
+	});
+
+	it('the same event arriving five times at once starts once', async () => {
+		const { url, starts } = await serve();
+		const replies = await Promise.all(Array.from({ length: 5 }, () => post(url, report('T10'))));
+		expect(replies.filter((reply) => reply.body.started === true)).toHaveLength(1);
+		expect(replies.every((reply) => reply.status === 200)).toBe(true);
+		expect(starts).toHaveLength(1);
+	});
+
+	it('a window of 0 turns the memory off', async () => {
+		const { url, starts } = await serve({ options: { duplicateWindowSeconds: 0 } });
+		await post(url, report('T11'));
+		await post(url, report('T11'));
+		expect(starts).toHaveLength(2);
+	});
+
+	it('an event caught on the Test URL does not swallow the same event on the Production URL', async () => {
+		const testUrl = await serve({}, { nodeId: 'shared-node', mode: 'manual' });
+		expect(testUrl.url).toContain('/webhook-test/');
+		expect(await post(testUrl.url, report('T12'))).toEqual(started);
+		await testUrl.close();
+		const production = await serve({}, { nodeId: 'shared-node', mode: 'webhook' });
+		expect(await post(production.url, report('T12'))).toEqual(started);
 	});
 });
 
 describe('callbacks from the gateway emulator', () => {
-	it('start exactly one workflow per event for report, sign and template', async () => {
-		server = await serveWebhook(trigger, allEvents, 'emulator-node');
-		const emulator = await startEmulator({ reviewDelayMs: 30, deliveryDelayMs: 30, deliveryFailureShare: 0, callbackUrl: server.url });
+	it('start exactly one workflow per event for report, sign and template, each answered 200', async () => {
+		const { url, starts } = await serve();
+		const emulator = await startEmulator({ reviewDelayMs: 30, deliveryDelayMs: 30, deliveryFailureShare: 0, callbackUrl: url });
 		try {
 			const get = async (path: string, params: Record<string, string>) =>
 				(await (await fetch(`${emulator.url}${path}?${new URLSearchParams({ ...params, appCode: emulator.demo.appCode })}`)).json()) as IDataObject;
 			await get('/sms/add_sign', { name: '新签名', remark: 'r' });
 			await get('/sms/add_template', { name: 'n', content: '通知${code}', remark: 'r' });
 			await get('/sms/send', { signId: emulator.demo.signatureId, templateId: emulator.demo.templateId, phone: '13900009001', params: '{"code":"1"}' });
-			for (let wait = 0; wait < 100 && server.starts.length < 3; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
-			await new Promise((resolve) => setTimeout(resolve, 100));
-			expect(server.starts.map(([[item]]) => item.json.event).sort()).toEqual(['report', 'signature', 'template']);
-			expect(emulator.callbacks().every((callback) => callback.status === 200)).toBe(true);
+			for (let wait = 0; wait < 100 && emulator.callbacks().length < 3; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+			expect(emulator.callbacks().map((callback) => callback.status)).toEqual([200, 200, 200]);
+			expect(starts.map(([[item]]) => item.json.event).sort()).toEqual(['report', 'signature', 'template']);
 		} finally {
 			await emulator.close();
 		}

@@ -1,4 +1,3 @@
-import { cidrContains, parseAddress, parseAllowList, parseCidr } from '../../nodes/shared/checks/network';
 import { checkLandlineNumber, checkMobileNumber } from '../../nodes/shared/checks/phone';
 import { checkSignatureName, checkTemplateContent, checkVariables, messageSize } from '../../nodes/shared/checks/sms';
 import { checkNumberTail, checkPlate } from '../../nodes/shared/checks/vehicle';
@@ -57,23 +56,5 @@ describe('SMS rules', () => {
 		const options = sendFields(['send']).find((field) => field.name === 'sendOptions')?.options ?? [];
 		const defaults = Object.fromEntries(options.map((option) => [option.name, (option as { default: unknown }).default]));
 		expect(defaults).toMatchObject(DEFAULT_SMS_LIMITS);
-	});
-});
-
-describe('CIDR allow-lists', () => {
-	it('matches IPv4, IPv6 and IPv4-mapped addresses', () => {
-		const { ranges, invalid } = parseAllowList('10.0.0.0/8, 192.168.1.7\n2001:db8::/32, nonsense, 1.2.3.4/33');
-		expect(invalid).toEqual(['nonsense', '1.2.3.4/33']);
-		const allowed = (address: string) => ranges.some((range) => cidrContains(range, parseAddress(address)!));
-		expect(allowed('10.20.30.40')).toBe(true);
-		expect(allowed('::ffff:10.1.2.3')).toBe(true);
-		expect(allowed('192.168.1.7')).toBe(true);
-		expect(allowed('192.168.1.8')).toBe(false);
-		expect(allowed('2001:db8:1::5')).toBe(true);
-		expect(allowed('2001:db9::1')).toBe(false);
-	});
-	it('refuses malformed addresses', () => {
-		for (const text of ['1.2.3', '1.2.3.256', '1::2::3', 'g::1', '1:2:3:4:5:6:7:8:9']) expect(parseAddress(text)).toBeUndefined();
-		expect(parseCidr('::/0')).toMatchObject({ prefix: 0 });
 	});
 });

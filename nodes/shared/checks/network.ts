@@ -5,7 +5,8 @@ type Address = { version: 4 | 6; bytes: number[] };
 function parseIPv4(text: string): number[] | undefined {
 	const parts = text.split('.');
 	if (parts.length !== 4) return undefined;
-	const bytes = parts.map((part) => (/^\d{1,3}$/.test(part) ? Number(part) : NaN));
+	// Leading zeros are refused: some readers take 010 as octal 8, so such an entry is ambiguous.
+	const bytes = parts.map((part) => (/^(0|[1-9]\d{0,2})$/.test(part) ? Number(part) : NaN));
 	return bytes.every((byte) => byte >= 0 && byte <= 255) ? bytes : undefined;
 }
 
