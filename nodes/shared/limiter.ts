@@ -12,7 +12,7 @@ export interface LimiterSettings {
 export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
 
 /** How far below the rate that drew a 429 the limiter settles. */
-const BACKOFF_FACTOR = 0.9;
+const BACKOFF_FACTOR = 0.95;
 /** After a quiet spell of this length without 429, the adaptive rate creeps up again. */
 const PROBE_INTERVAL_MS = 5000;
 const PROBE_STEP = 1.05;
@@ -32,8 +32,8 @@ export class GatewayLimiter {
 	private pausedUntil = 0;
 	private lastThrottleAt = 0;
 	private lastProbeAt = 0;
-	/** Start times of the last second, oldest first, from index `recentHead` on. */
-	private recentStarts: number[] = [];
+	/** When answers other than 429 arrived in the last second, oldest first, from index `recentHead` on. */
+	private recentAccepted: number[] = [];
 	private recentHead = 0;
 
 	constructor(settings: LimiterSettings) {
@@ -75,15 +75,17 @@ export class GatewayLimiter {
 		if (now - this.lastThrottleAt < 1000) return;
 		this.lastThrottleAt = now;
 		this.lastProbeAt = now;
-		const achieved = this.startsInLastSecond(now);
+		const achieved = this.acceptedInLastSecond(now);
 		const base = Math.min(this.ratePerSecond, Math.max(achieved, 1));
 		this.learnedPerSecond = Math.max(1, base * BACKOFF_FACTOR);
 	}
 
 	/** A call was answered without 429: after a quiet spell, probe a little higher. */
 	onAccepted() {
-		if (!Number.isFinite(this.learnedPerSecond)) return;
 		const now = Date.now();
+		this.recentAccepted.push(now);
+		this.dropOlderThanOneSecond(now);
+		if (!Number.isFinite(this.learnedPerSecond)) return;
 		if (now - this.lastProbeAt < PROBE_INTERVAL_MS) return;
 		this.lastProbeAt = now;
 		this.learnedPerSecond *= PROBE_STEP;
@@ -123,7 +125,6 @@ export class GatewayLimiter {
 			const earliest = Math.max(this.pausedUntil, Number.isFinite(rate) ? this.nextStartAt : 0);
 			if (earliest <= now) {
 				if (Number.isFinite(rate)) this.nextStartAt = Math.max(now, this.nextStartAt) + 1000 / rate;
-				this.recordStart(now);
 				return;
 			}
 			// Re-check after sleeping: a 429 elsewhere may have moved the pause or the rate.
@@ -131,23 +132,18 @@ export class GatewayLimiter {
 		}
 	}
 
-	private recordStart(now: number) {
-		this.recentStarts.push(now);
-		this.dropStartsOlderThanOneSecond(now);
+	private acceptedInLastSecond(now: number) {
+		this.dropOlderThanOneSecond(now);
+		return this.recentAccepted.length - this.recentHead;
 	}
 
-	private startsInLastSecond(now: number) {
-		this.dropStartsOlderThanOneSecond(now);
-		return this.recentStarts.length - this.recentHead;
-	}
-
-	private dropStartsOlderThanOneSecond(now: number) {
-		while (this.recentHead < this.recentStarts.length && now - this.recentStarts[this.recentHead] > 1000) {
+	private dropOlderThanOneSecond(now: number) {
+		while (this.recentHead < this.recentAccepted.length && now - this.recentAccepted[this.recentHead] > 1000) {
 			this.recentHead++;
 		}
 		// Compact now and then instead of shifting on every call.
 		if (this.recentHead > 1024) {
-			this.recentStarts = this.recentStarts.slice(this.recentHead);
+			this.recentAccepted = this.recentAccepted.slice(this.recentHead);
 			this.recentHead = 0;
 		}
 	}

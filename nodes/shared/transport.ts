@@ -92,6 +92,13 @@ export function buildQueryString(params: Record<string, QueryValue>): string {
 /** Connection errors that prove the request never reached the gateway. */
 const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+	const withCode = error as { code?: string; cause?: { code?: string } } | undefined;
+	return withCode?.code ?? withCode?.cause?.code;
+}
+
 interface AttemptResult {
 	failure?: GatewayFailure;
 	retryable: boolean;
@@ -210,8 +217,6 @@ export class GatewayClient {
 		options: CallOptions,
 	): Promise<AttemptResult> {
 		const { idempotent } = OPERATIONS[operation];
-		const timeoutSignal = AbortSignal.timeout(this.settings.timeoutMs);
-		const signal = options.signal ? AbortSignal.any([timeoutSignal, options.signal]) : timeoutSignal;
 		const headers: Record<string, string> = { accept: 'application/json' };
 		if (this.settings.appCodePlacement === 'header') headers.authorization = `AppCode ${this.settings.appCode}`;
 
@@ -219,17 +224,21 @@ export class GatewayClient {
 		let responseHeaders: Record<string, string | string[] | undefined>;
 		let text: string;
 		try {
+			// undici's own timeouts, rather than a timer signal per request: this runs for every item.
 			const response = await request(this.url(operation, params), {
 				method: 'GET',
 				headers,
-				signal,
+				signal: options.signal,
+				headersTimeout: this.settings.timeoutMs,
+				bodyTimeout: this.settings.timeoutMs,
 				dispatcher: dispatcher(),
 			});
 			statusCode = response.statusCode;
 			responseHeaders = response.headers;
 			try {
 				text = await response.body.text();
-			} catch {
+			} catch (error) {
+				if (errorCode(error) === 'UND_ERR_BODY_TIMEOUT') return this.transportError(operation, error, idempotent, options.signal);
 				return {
 					retryable: false,
 					failure: this.failure(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
@@ -239,7 +248,7 @@ export class GatewayClient {
 				};
 			}
 		} catch (error) {
-			return this.transportError(operation, error, idempotent, options.signal, timeoutSignal);
+			return this.transportError(operation, error, idempotent, options.signal);
 		}
 
 		if (statusCode < 200 || statusCode > 299) {
@@ -294,13 +303,12 @@ export class GatewayClient {
 		error: unknown,
 		idempotent: boolean,
 		cancelSignal: AbortSignal | undefined,
-		timeoutSignal: AbortSignal,
 	): AttemptResult {
 		if (cancelSignal?.aborted) {
 			return { retryable: false, failure: this.failure(operation, 'cancelled', 'the execution was cancelled') };
 		}
-		const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
-		const timedOut = timeoutSignal.aborted;
+		const code = errorCode(error);
+		const timedOut = code !== undefined && TIMEOUT_ERROR_CODES.has(code);
 		const reason = timedOut
 			? `no answer within ${this.settings.timeoutMs / 1000} s`
 			: `the connection failed (${code ?? (error instanceof Error ? error.message : 'unknown error')})`;

@@ -1,20 +1,32 @@
 import { z } from 'zod';
 
+function kindOf(value: unknown): string {
+	return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
 /**
  * Tolerant readers for fields whose JSON type drifts (the spec's samples mix "1" and 1).
- * Each accepts both forms and hands the node the type the spec declares.
+ * Each accepts both forms and hands the node the type the spec declares. Written as one
+ * transform each, not a union, because they run for every field of every answer.
  */
-export const looseString = z.union([z.string(), z.number(), z.boolean()]).transform((value) => String(value));
+export const looseString = z.unknown().transform((value, context) => {
+	if (typeof value === 'string') return value;
+	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+	context.addIssue({ code: z.ZodIssueCode.custom, message: `expected text, received ${kindOf(value)}` });
+	return z.NEVER;
+});
 
-export const looseNumber = z.union([
-	z.number(),
-	z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'expected a number').transform(Number),
-]);
+function looseNumeric(pattern: RegExp, what: string) {
+	return z.unknown().transform((value, context) => {
+		if (typeof value === 'number' && Number.isFinite(value) && (what !== 'an integer' || Number.isInteger(value))) return value;
+		if (typeof value === 'string' && pattern.test(value.trim())) return Number(value);
+		context.addIssue({ code: z.ZodIssueCode.custom, message: `expected ${what}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 20)}"` : ''}` });
+		return z.NEVER;
+	});
+}
 
-export const looseInteger = z.union([
-	z.number().int(),
-	z.string().trim().regex(/^-?\d+$/, 'expected an integer').transform(Number),
-]);
+export const looseNumber = looseNumeric(/^-?\d+(\.\d+)?$/, 'a number');
+export const looseInteger = looseNumeric(/^-?\d+$/, 'an integer');
 
 /** An object whose unknown extra fields are kept, not stripped. */
 export function record<Shape extends z.ZodRawShape>(shape: Shape) {
