@@ -1,11 +1,30 @@
 /** Runs a lookup node over many items through n8n-core's engine, as the workflow tests do. */
-import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 // The built package, as users run it (npm run bench builds first). An extension-less path would
 // resolve to the codex file X.node.json under tsx.
 import { DataGatewayTelephone } from '../dist/nodes/DataGatewayTelephone/DataGatewayTelephone.node.js';
 import { DataGatewayVehicle } from '../dist/nodes/DataGatewayVehicle/DataGatewayVehicle.node.js';
 import { runWorkflow } from '../test/harness/workflow';
+
+/** Reads the same parameter per item and calls nothing: what n8n's engine costs without any gateway work. */
+class EngineOnlyNode implements INodeType {
+	description = {
+		displayName: 'Engine Only',
+		name: 'benchEngineOnly',
+		group: ['transform'],
+		version: 1,
+		description: 'Reads a parameter per item',
+		defaults: { name: 'Engine Only' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Phone Number', name: 'phoneNumber', type: 'string', default: '' }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData().map((_, item) => ({ json: { phone: this.getNodeParameter('phoneNumber', item) as string }, pairedItem: { item } }))];
+	}
+}
 
 export interface LookupRun {
 	ms: number;
@@ -14,11 +33,11 @@ export interface LookupRun {
 	failedItems: number;
 }
 
-export async function runLookups(kind: 'telephone' | 'violations', inputs: string[], credentials: ICredentialDataDecryptedObject): Promise<LookupRun> {
+export async function runLookups(kind: 'telephone' | 'violations' | 'engineOnly', inputs: string[], credentials: ICredentialDataDecryptedObject): Promise<LookupRun> {
 	const step =
-		kind === 'telephone'
-			? { name: 'Lookup', type: new DataGatewayTelephone(), parameters: { phoneNumber: '={{ $json.value }}' } }
-			: { name: 'Lookup', type: new DataGatewayVehicle(), parameters: { resource: 'violation', operation: 'query', carNumber: '={{ $json.value }}' } };
+		kind === 'violations'
+			? { name: 'Lookup', type: new DataGatewayVehicle(), parameters: { resource: 'violation', operation: 'query', carNumber: '={{ $json.value }}' } }
+			: { name: 'Lookup', type: kind === 'telephone' ? new DataGatewayTelephone() : new EngineOnlyNode(), parameters: { phoneNumber: '={{ $json.value }}' } };
 	const cpuBefore = process.cpuUsage();
 	const started = performance.now();
 	const result = await runWorkflow({

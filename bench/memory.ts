@@ -4,9 +4,10 @@ import { phones } from './gateway';
 
 async function main() {
 	const [baseUrl, appCode, count = '10000'] = process.argv.slice(2);
+	const baselineMb = Math.round(process.resourceUsage().maxRSS / 1024);
 	const run = await runLookups('telephone', phones(Number(count)), { appCodeSecret: appCode, baseUrl, maxConcurrent: 10 });
 	const maxRssMb = process.resourceUsage().maxRSS / 1024;
-	console.log(JSON.stringify({ items: run.items.length, failedItems: run.failedItems, ms: Math.round(run.ms), maxRssMb: Math.round(maxRssMb) }));
+	console.log(JSON.stringify({ items: run.items.length, failedItems: run.failedItems, ms: Math.round(run.ms), maxRssMb: Math.round(maxRssMb), baselineMb }));
 }
 
 main().catch((error) => {
