@@ -4,7 +4,7 @@
  * are recorded in ../shared/notes/n8n-runtime.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -223,10 +223,6 @@ export async function setupOwner(url: string, owner: { email: string; password: 
 	});
 	if (!response.ok) throw new Error(`owner setup answered ${response.status}: ${await response.text()}`);
 	return (response.headers.get('set-cookie') ?? '').split(';')[0];
-}
-
-export function readJson<T>(path: string): T {
-	return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
 if (require.main === module) {
