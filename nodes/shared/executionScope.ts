@@ -16,8 +16,11 @@ export class ExecutionScope {
 	touchedAt = Date.now();
 }
 
-/** Executions idle for longer than this are forgotten. */
-const SCOPE_IDLE_MS = 6 * 60 * 60 * 1000;
+/**
+ * Executions idle for longer than this are forgotten. Retry On Fail re-runs within seconds (n8n
+ * caps its wait at 5 s); a longer memory would only hold answers of finished executions.
+ */
+const SCOPE_IDLE_MS = 30 * 60 * 1000;
 const scopes = new Map<string, ExecutionScope>();
 
 export function executionScope(executionId: string): ExecutionScope {
