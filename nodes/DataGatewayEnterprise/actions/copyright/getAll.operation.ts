@@ -65,21 +65,32 @@ export const description: INodeProperties[] = [
 
 type CopyrightRecord = CopyrightPage['data'][number];
 
-/** Reads pages until the limit, the total, or a short page; each page is one paid call. */
-async function fetchCopyrights(
-	client: GatewayClient,
-	query: { keyword: string; limit: number; pageSize: number },
-	options: ReturnType<typeof callOptions>,
+/**
+ * Reads pages until the limit, the total, or a short page; each page is one paid call. A missing
+ * total is tolerated: the first short (or empty) page ends the listing.
+ */
+export async function readCopyrightPages(
+	fetchPage: (pageIndex: number) => Promise<CopyrightPage>,
+	query: { limit: number; pageSize: number },
 ): Promise<CopyrightRecord[]> {
 	const records: CopyrightRecord[] = [];
 	for (let pageIndex = 1; records.length < query.limit; pageIndex++) {
-		const params = { keyword: query.keyword, pageIndex, pageSize: query.pageSize };
-		const page = (await client.call('enterpriseCopyright', params, copyrightPageSchema, options)).data;
+		const page = await fetchPage(pageIndex);
 		records.push(...page.data);
 		const total = page.totalRecords ?? Number.POSITIVE_INFINITY;
 		if (page.data.length < query.pageSize || records.length >= total) break;
 	}
 	return records.slice(0, query.limit);
+}
+
+async function fetchCopyrights(
+	client: GatewayClient,
+	query: { keyword: string; limit: number; pageSize: number },
+	options: ReturnType<typeof callOptions>,
+): Promise<CopyrightRecord[]> {
+	const fetchPage = async (pageIndex: number) =>
+		(await client.call('enterpriseCopyright', { keyword: query.keyword, pageIndex, pageSize: query.pageSize }, copyrightPageSchema, options)).data;
+	return await readCopyrightPages(fetchPage, query);
 }
 
 export function simplifyCopyright(record: CopyrightRecord): IDataObject {
