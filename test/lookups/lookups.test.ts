@@ -17,11 +17,17 @@ const vehicle = new DataGatewayVehicle();
 const enterprise = new DataGatewayEnterprise();
 const telephone = new DataGatewayTelephone();
 
-function run(type: INodeType, parameters: INodeParameters, items: IDataObject[], settings: WorkflowStep['settings'] = {}) {
+function run(
+	type: INodeType,
+	parameters: INodeParameters,
+	items: IDataObject[],
+	settings: WorkflowStep['settings'] = {},
+	credential: IDataObject = {},
+) {
 	return runWorkflow({
 		steps: [{ name: 'Lookup', type, parameters, settings }],
 		items,
-		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url } },
+		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, ...credential } },
 	});
 }
 
@@ -32,6 +38,15 @@ describe('every operation', () => {
 		const result = await run(vehicle, { resource: 'violation', operation: 'getSupportRules', preCarNum: '粤' }, [{}]);
 		expect(result.error).toBeUndefined();
 		expect(result.json()).toEqual([expect.objectContaining({ preCarNum: '粤', province: '广东', carEngineLen: expect.any(Number) })]);
+	});
+
+	it('Vehicle › Violation › Get Support Rules by province, and all rules when both are empty: one item per rule, free', async () => {
+		const byProvince = await run(vehicle, { resource: 'violation', operation: 'getSupportRules', province: '广东' }, [{}]);
+		expect(byProvince.json()).toEqual([expect.objectContaining({ province: '广东', carCodeLen: expect.any(Number) })]);
+		const all = await run(vehicle, { resource: 'violation', operation: 'getSupportRules' }, [{}]);
+		expect(all.json().length).toBeGreaterThan(3);
+		expect(pairedItems(all).every((paired) => (paired as { item: number }).item === 0)).toBe(true);
+		expect(emulator.ledger().byPath['/luoz/support']).toMatchObject({ calls: 2, billedCalls: 0, costYuan: 0 });
 	});
 
 	it('Vehicle › Violation › Query returns the records, and Simplify adds numbers and ISO times', async () => {
@@ -81,12 +96,27 @@ describe('every operation', () => {
 		expect(emulator.ledger().byPath['/enterprise/copyright']).toMatchObject({ calls: 2, billedCalls: 2 });
 	});
 
+	it('Enterprise › Copyright › Get Many with a larger Page Size needs fewer paid pages and stops at the total', async () => {
+		const parameters = { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: true };
+		expect((await run(enterprise, { ...parameters, options: { pageSize: 20 } }, [{}])).json()).toHaveLength(47);
+		expect(emulator.ledger().byPath['/enterprise/copyright'].calls).toBe(3);
+		emulator.resetLedger();
+		// A full page that reaches totalRecords ends the listing without asking for an empty page.
+		expect((await run(enterprise, { ...parameters, options: { pageSize: 47 } }, [{}])).json()).toHaveLength(47);
+		expect(emulator.ledger().byPath['/enterprise/copyright'].calls).toBe(1);
+	});
+
 	it('Telephone identifies mobile and landline numbers, and Simplify adds a flag and plain text', async () => {
 		const result = await run(telephone, { phoneNumber: '={{ $json.phone }}', simplify: true }, [{ phone: '+86 138-0013-8000' }, { phone: '010-12345678' }]);
 		const [mobile, landline] = result.json();
 		expect(mobile).toMatchObject({ phone: '13800138000', isFlagged: expect.any(Boolean) });
 		expect(landline.phone).toBe('01012345678');
 		if (mobile.isFlagged) expect(mobile.countDescText).not.toMatch(/</);
+	});
+
+	it('Telephone without Simplify hands over the gateway\'s fields', async () => {
+		const [identity] = (await run(telephone, { phoneNumber: '13800138000' }, [{}])).json();
+		expect(identity).toMatchObject({ phone: '13800138000', iszhapian: expect.any(Number), countDesc: expect.any(String) });
 	});
 });
 
@@ -151,6 +181,47 @@ describe('batches', () => {
 		expect(emulator.ledger().byPath['/luoz/query']).toMatchObject({ calls: 3, billedCalls: 3 });
 	});
 
+	it('Continue On Fail on Telephone and Vehicle: bad and unknown items become error items in place', async () => {
+		const phones = await run(
+			telephone,
+			{ phoneNumber: '={{ $json.phone }}' },
+			[{ phone: '13800138000' }, { phone: 'call me' }, { phone: '13800140400' }, { phone: '010-12345678' }],
+			{ continueOnFail: true },
+		);
+		expect(pairedItems(phones)).toEqual([0, 1, 2, 3].map((item) => ({ item })));
+		expect(phones.json().map((item) => item.phone ?? item.error)).toEqual([
+			'13800138000',
+			expect.stringMatching(/^Item 2: Phone Number "call me" is neither/),
+			expect.stringMatching(/^Identify Telephone Number failed: gateway code \d+: no information about this number$/),
+			'01012345678',
+		]);
+
+		const plates = await run(
+			vehicle,
+			{ resource: 'violation', operation: 'query', carNumber: '={{ $json.plate }}', carType: '={{ $json.type }}' },
+			[{ plate: '京A12345', type: '02' }, { plate: '京A12345', type: '77' }, { plate: '粤BD12345', type: '' }],
+			{ continueOnFail: true },
+		);
+		expect(plates.json().map((item) => item.carNumber ?? item.error)).toEqual([
+			'京A12345',
+			expect.stringMatching(/^Item 2: Vehicle Type "77" is not one of the codes/),
+			'粤BD12345',
+		]);
+		expect(pairedItems(plates)).toEqual([0, 1, 2].map((item) => ({ item })));
+		expect(emulator.ledger().byPath['/luoz/query']).toMatchObject({ calls: 2, billedCalls: 2 });
+	});
+
+	it('asks once per distinct keyword for enterprise lookups too, including every page of a listing', async () => {
+		const items = ['甲公司', '乙公司', '甲公司', ' 甲公司 ', '乙公司'].map((name) => ({ name }));
+		const details = await run(enterprise, { resource: 'registration', operation: 'get', keyword: '={{ $json.name }}' }, items);
+		expect(details.json().map((detail) => (detail.data as IDataObject).name)).toEqual(['甲公司', '乙公司', '甲公司', '甲公司', '乙公司']);
+		expect(emulator.ledger().byPath['/enterprise/detail_info']).toMatchObject({ calls: 2, billedCalls: 2 });
+
+		const listings = await run(enterprise, { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: true }, [{}, {}, {}]);
+		expect(listings.json()).toHaveLength(3 * 47);
+		expect(emulator.ledger().byPath['/enterprise/copyright']).toMatchObject({ calls: 5, billedCalls: 5 });
+	});
+
 	it('surfaces a gateway error code as a readable error', async () => {
 		const result = await run(vehicle, { resource: 'vehicle', operation: 'getDetail', carNumber: '京A10404', carType: '02' }, [{}]);
 		expect(result.error?.message).toMatch(/^Get Vehicle Detail failed: gateway code \d+: no record of this vehicle$/);
@@ -158,6 +229,25 @@ describe('batches', () => {
 	});
 
 	it('Retry On Fail does not pay again for answers it already has', async () => {
+		// One call a second: the second item is refused with 429 once (no transport retry), the
+		// whole node fails, and n8n re-runs it a second later with both items.
+		emulator.setFaults({ rateCapPerSecond: 1 });
+		const result = await run(
+			vehicle,
+			{ resource: 'vehicle', operation: 'getDetail', carNumber: '={{ $json.plate }}', carType: '02' },
+			[{ plate: '京A12345' }, { plate: '沪B54321' }],
+			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 1200 },
+			// Its own account (limiter) and one call at a time, so the first item is always the one answered first.
+			{ appCodeSecret: emulator.demo.appCode, maxConcurrent: 1, maxRetries: 0 },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json().map((detail) => detail.plateType)).toEqual(['02', '02']);
+		expect(pairedItems(result)).toEqual([{ item: 0 }, { item: 1 }]);
+		// First try: item 1 billed, item 2 refused. Second try: only item 2 asked.
+		expect(emulator.ledger().byPath['/car/query']).toMatchObject({ calls: 3, rejected429: 1, billedCalls: 2 });
+	});
+
+	it('Retry On Fail keeps answering the good item from memory while a bad one fails every try', async () => {
 		const result = await run(
 			vehicle,
 			{ resource: 'vehicle', operation: 'getDetail', carNumber: '={{ $json.plate }}', carType: '02' },
@@ -165,8 +255,21 @@ describe('batches', () => {
 			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
 		);
 		expect(result.error?.message).toMatch(/no record of this vehicle/);
-		const calls = emulator.ledger().byPath['/car/query'];
 		// The failing plate is asked on every try; the good one is paid once.
-		expect(calls).toMatchObject({ calls: 4, billedCalls: 1 });
+		expect(emulator.ledger().byPath['/car/query']).toMatchObject({ calls: 4, billedCalls: 1 });
+	});
+
+	it('never shows the appCode in output items or errors', async () => {
+		const result = await run(
+			enterprise,
+			{ resource: 'registration', operation: 'get', keyword: '={{ $json.name }}' },
+			[{ name: '甲公司' }, { name: 'notfound' }],
+			{ continueOnFail: true },
+		);
+		const failed = await run(telephone, { phoneNumber: '13800140400' }, [{}]);
+		// The whole error object n8n stores with the execution, not only its message.
+		const seen = JSON.stringify([result.json(), failed.run.data.resultData.error]);
+		expect(seen).toContain('no information about this number');
+		expect(seen).not.toContain(emulator.demo.memberAppCode);
 	});
 });
