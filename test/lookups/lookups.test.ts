@@ -35,7 +35,7 @@ const pairedItems = (result: Awaited<ReturnType<typeof run>>) => result.items().
 
 describe('every operation', () => {
 	it('Vehicle › Violation › Get Support Rules lists the rules of a prefix', async () => {
-		const result = await run(vehicle, { resource: 'violation', operation: 'getSupportRules', preCarNum: '粤' }, [{}]);
+		const result = await run(vehicle, { resource: 'violation', operation: 'getSupportRules', preCarNum: '粤b' }, [{}]);
 		expect(result.error).toBeUndefined();
 		expect(result.json()).toEqual([expect.objectContaining({ preCarNum: '粤', province: '广东', carEngineLen: expect.any(Number) })]);
 	});
@@ -122,6 +122,7 @@ describe('every operation', () => {
 
 describe('input checks cost nothing', () => {
 	const cases: Array<[string, INodeType, INodeParameters, RegExp]> = [
+		['plate prefix', vehicle, { resource: 'violation', operation: 'getSupportRules', preCarNum: 'Guangdong' }, /Item 1: Plate Prefix "Guangdong" is not a plate prefix/],
 		['plate format', vehicle, { resource: 'violation', operation: 'query', carNumber: 'AB12345' }, /Item 1: Plate Number "AB12345" is not a plate number/],
 		['short plate', vehicle, { resource: 'vehicle', operation: 'getDetail', carNumber: '京A123', carType: '02' }, /Plate Number/],
 		['engine tail', vehicle, { resource: 'violation', operation: 'query', carNumber: '京A12345', carEngineCode: '12-34*' }, /Engine Number Tail/],

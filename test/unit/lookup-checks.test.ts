@@ -3,7 +3,7 @@ import { simplifyEnterprise } from '../../nodes/DataGatewayEnterprise/actions/re
 import { simplifyVehicleDetail } from '../../nodes/DataGatewayVehicle/actions/vehicle/getDetail.operation';
 import { simplifyViolations } from '../../nodes/DataGatewayVehicle/actions/violation/query.operation';
 import { checkKeyword } from '../../nodes/shared/checks/keyword';
-import { checkDetailVehicleType, checkNumberTail, checkPlate, checkViolationVehicleType } from '../../nodes/shared/checks/vehicle';
+import { checkDetailVehicleType, checkNumberTail, checkPlate, checkPlatePrefix, checkViolationVehicleType } from '../../nodes/shared/checks/vehicle';
 import { copyrightPageSchema, enterpriseDetailSchema, type CopyrightPage } from '../../nodes/shared/schemas/enterprise';
 import { supportRulesSchema, vehicleDetailSchema, violationsSchema } from '../../nodes/shared/schemas/vehicle';
 import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../../nodes/shared/spec';
@@ -32,6 +32,15 @@ describe('plate numbers', () => {
 		expect(result.ok).toBe(false);
 		expect(result.value).toMatch(problem);
 	});
+});
+
+describe('plate prefixes (support rules)', () => {
+	it('a province character, optionally its letter, or nothing for all regions', () => {
+		expect(checkPlatePrefix('京')).toEqual({ ok: true, value: '京' });
+		expect(checkPlatePrefix(' 粤b ')).toEqual({ ok: true, value: '粤B' });
+		expect(checkPlatePrefix('')).toEqual({ ok: true, value: '' });
+	});
+	it.each(['B', '粤12', '粤BD', 'Guangdong'])('refuses %j', (input) => expect(checkPlatePrefix(input)).toMatchObject({ ok: false, value: expect.stringMatching(/not a plate prefix/) }));
 });
 
 describe('engine and frame number tails', () => {

@@ -6,9 +6,11 @@ import type { CheckResult } from './phone';
 const PLATE_PREFIXES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼使领';
 /** Province character, letter, then 5 (ordinary) or 6 (new-energy) letters or digits. */
 const PLATE = new RegExp(`^[${PLATE_PREFIXES}][A-Z][A-Z0-9]{5,6}$`);
+const PLATE_PREFIX = new RegExp(`^[${PLATE_PREFIXES}][A-Z]?$`);
+const PLATE_SEPARATORS = /[\s·•.\-]/g;
 
 export function checkPlate(input: string): CheckResult {
-	const plate = String(input ?? '').replace(/[\s·•.\-]/g, '').toUpperCase();
+	const plate = String(input ?? '').replace(PLATE_SEPARATORS, '').toUpperCase();
 	if (plate === '') return { ok: false, value: 'is empty' };
 	if (!PLATE.test(plate)) {
 		return {
@@ -17,6 +19,16 @@ export function checkPlate(input: string): CheckResult {
 		};
 	}
 	return { ok: true, value: plate };
+}
+
+/** A plate prefix for the support rules: a province character, optionally its letter; empty means all. */
+export function checkPlatePrefix(input: string): CheckResult {
+	const prefix = String(input ?? '').replace(PLATE_SEPARATORS, '').toUpperCase();
+	if (prefix === '') return { ok: true, value: '' };
+	if (!PLATE_PREFIX.test(prefix)) {
+		return { ok: false, value: `"${input}" is not a plate prefix: a province character, optionally followed by its letter, e.g. 京 or 粤B` };
+	}
+	return { ok: true, value: prefix };
 }
 
 /** Engine or frame (VIN) number tail: letters and digits only; optional, so empty is fine. */

@@ -1,7 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { checkPlatePrefix } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
+import { inputError } from '../../../shared/errors';
 import { supportRulesSchema } from '../../../shared/schemas/vehicle';
 
 const showFor = { resource: ['violation'], operation: ['getSupportRules'] };
@@ -34,10 +36,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
-		plan: (itemIndex) => ({
-			preCarNum: String(this.getNodeParameter('preCarNum', itemIndex, '')).trim(),
-			province: String(this.getNodeParameter('province', itemIndex, '')).trim(),
-		}),
+		plan: (itemIndex) => {
+			const prefix = checkPlatePrefix(this.getNodeParameter('preCarNum', itemIndex, '') as string);
+			if (!prefix.ok) {
+				throw inputError(this.getNode(), itemIndex, 'Plate Prefix', prefix.value, 'Enter the first character of the plate (e.g. 京), optionally with its letter (e.g. 粤B), or leave it empty.');
+			}
+			return { preCarNum: prefix.value, province: String(this.getNodeParameter('province', itemIndex, '')).trim() };
+		},
 		shareKey: (params) => client.questionKey('violationSupport', params),
 		execute: async (params) => (await client.call('violationSupport', params, supportRulesSchema, options)).data,
 		output: (rules) => rules as IDataObject[],
