@@ -207,6 +207,16 @@ describe('copyright paging', () => {
 		expect(gateway.asked).toEqual([1, 2, 3]);
 	});
 
+	it('stops when the gateway ignores pageIndex and repeats the same full page', async () => {
+		const asked: number[] = [];
+		const samePage = async (pageIndex: number): Promise<CopyrightPage> => {
+			asked.push(pageIndex);
+			return { data: Array.from({ length: 10 }, (_, offset) => ({ RegisterNo: String(offset) })) };
+		};
+		expect(await readCopyrightPages(samePage, { limit: Infinity, pageSize: 10 })).toHaveLength(10);
+		expect(asked).toEqual([1, 2]);
+	});
+
 	it('a limit stops paying once it has enough', async () => {
 		const gateway = pagesOf(100, 10, true);
 		expect(await readCopyrightPages(gateway.fetchPage, { limit: 15, pageSize: 10 })).toHaveLength(15);

@@ -74,8 +74,13 @@ export async function readCopyrightPages(
 	query: { limit: number; pageSize: number },
 ): Promise<CopyrightRecord[]> {
 	const records: CopyrightRecord[] = [];
+	let previousPage = '';
 	for (let pageIndex = 1; records.length < query.limit; pageIndex++) {
 		const page = await fetchPage(pageIndex);
+		// Each page is paid: a gateway that ignores pageIndex would otherwise be asked forever.
+		const thisPage = JSON.stringify(page.data);
+		if (pageIndex > 1 && thisPage === previousPage) break;
+		previousPage = thisPage;
 		records.push(...page.data);
 		const total = page.totalRecords ?? Number.POSITIVE_INFINITY;
 		if (page.data.length < query.pageSize || records.length >= total) break;
