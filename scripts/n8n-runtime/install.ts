@@ -3,7 +3,7 @@
  * folder, once. The recipe (and why each step is there) is in /work/shared/notes/n8n-runtime.md.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -95,10 +95,11 @@ async function withLock<T>(name: string, log: Log, work: () => Promise<T>): Prom
 		try {
 			holder = Number(JSON.parse(readFileSync(lockPath, 'utf8')).pid);
 		} catch {
-			// Being written this very moment, or an old empty lock: look again shortly.
+			// Being written this very moment, or an empty lock of an older version of this script.
 		}
-		if (holder !== undefined && !isAlive(holder)) {
-			log(`removing a stale lock of pid ${holder}: ${lockPath}`);
+		const stale = holder !== undefined ? !isAlive(holder) : Date.now() - (statSync(lockPath, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 60_000;
+		if (stale) {
+			log(`removing a stale lock (pid ${holder ?? 'unknown'}): ${lockPath}`);
 			rmSync(lockPath, { force: true });
 			continue;
 		}
