@@ -1,5 +1,5 @@
 import { GatewayFailure } from './errors';
-import { executionScope, type SendRecord } from './executionScope';
+import { executionScope, type ExecutionScope, type SendRecord } from './executionScope';
 import { DEFAULT_SMS_LIMITS } from './spec';
 
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
@@ -10,12 +10,28 @@ const WINDOWS: Array<[keyof SmsLimits, number, string]> = [
 	['perDay', 86_400_000, 'a day'],
 ];
 
-/** Whether a failed send certainly did not reach anyone, so that asking again is safe. */
-export function sendCertainlyFailed(error: unknown): boolean {
+/** Whether a failed non-idempotent call certainly did not take effect, so that making it again is safe. */
+export function callCertainlyFailed(error: unknown): boolean {
 	if (!(error instanceof GatewayFailure)) return false;
 	if (error.kind === 'gateway-code') return true; // the gateway answered and refused
-	if (error.kind === 'network') return true; // the transport reports 'network' for sends only when nothing left
+	if (error.kind === 'network') return true; // for non-idempotent calls the transport says 'network' only when nothing left
 	return error.kind === 'http-status' && (error.httpStatus ?? 500) < 500;
+}
+
+function scopeOf(executionId: string): ExecutionScope {
+	// Without an execution id there is nothing to share with a re-run; a private scope keeps runs apart.
+	return executionScope(executionId || `unscoped-${Date.now()}-${Math.random()}`);
+}
+
+/**
+ * Keeps a call's outcome under `key` for the execution, so that a re-run finds it instead of
+ * calling again; forgets it only when the call certainly did not take effect.
+ */
+function remember<Entry extends { outcome: Promise<unknown> }>(memory: Map<string, Entry>, key: string, entry: Entry) {
+	memory.set(key, entry);
+	entry.outcome.catch((error) => {
+		if (callCertainlyFailed(error) && memory.get(key) === entry) memory.delete(key);
+	});
 }
 
 /**
@@ -29,7 +45,7 @@ export class SmsSendGuard {
 		executionId: string,
 		private readonly limits: SmsLimits = DEFAULT_SMS_LIMITS,
 	) {
-		this.sends = executionScope(executionId || `unscoped-${Date.now()}-${Math.random()}`).sends;
+		this.sends = scopeOf(executionId).sends;
 	}
 
 	/** The earlier send of this item in this execution, if any. */
@@ -52,16 +68,41 @@ export class SmsSendGuard {
 		return undefined;
 	}
 
-	/**
-	 * Records the send before it starts, so that a re-run or a parallel item sees it; forgets it
-	 * again only when the gateway certainly did not send it.
-	 */
+	/** Records the send as it starts, so that a re-run or a parallel item sees it. */
 	track<T>(key: string, phone: string, send: () => Promise<T>): Promise<T> {
 		const outcome = send();
-		this.sends.set(key, { outcome, phone, at: Date.now() });
-		outcome.catch((error) => {
-			if (sendCertainlyFailed(error)) this.sends.delete(key);
-		});
+		remember(this.sends, key, { outcome, phone, at: Date.now() });
+		return outcome;
+	}
+}
+
+/** Creates, updates and deletes of signatures and templates, per execution scope. */
+const changesByScope = new WeakMap<ExecutionScope, Map<string, { outcome: Promise<unknown> }>>();
+
+/**
+ * At most one create, update or delete per item and execution: a re-run by Retry On Fail gets the
+ * earlier answer instead of creating a second signature or deleting one that is already gone.
+ */
+export class ChangeGuard {
+	private readonly changes: Map<string, { outcome: Promise<unknown> }>;
+
+	constructor(executionId: string) {
+		const scope = scopeOf(executionId);
+		let changes = changesByScope.get(scope);
+		if (!changes) {
+			changes = new Map();
+			changesByScope.set(scope, changes);
+		}
+		this.changes = changes;
+	}
+
+	previous(key: string): Promise<unknown> | undefined {
+		return this.changes.get(key)?.outcome;
+	}
+
+	track<T>(key: string, change: () => Promise<T>): Promise<T> {
+		const outcome = change();
+		remember(this.changes, key, { outcome });
 		return outcome;
 	}
 }

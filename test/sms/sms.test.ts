@@ -188,6 +188,18 @@ describe('at most once', () => {
 		expect(result.error?.description).toMatch(/Get Status/);
 		expect(sendCalls()).toBe(1);
 	});
+	it('Retry On Fail re-running a signature Create does not create a second signature', async () => {
+		// One of the two creates meets a 500: its outcome is unknown, so neither try repeats it.
+		emulator.setFaults({ sequence: [{ kind: '500', path: '/sms/add_sign' }] });
+		const result = await run(
+			{ resource: 'signature', operation: 'create', name: '={{ $json.name }}', remark: '验证码' },
+			[{ name: '数据网关' }, { name: '网关数据' }],
+			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+		);
+		expect(result.error?.message).toMatch(/the change may or may not have been made/);
+		expect(result.error?.description).toMatch(/Signature > Get/);
+		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(2);
+	});
 });
 
 describe('signature and template lifecycle (spec section 3)', () => {
@@ -223,6 +235,23 @@ describe('signature and template lifecycle (spec section 3)', () => {
 	it.each(['signature', 'template'])('%s: delete works while under review', async (resource) => {
 		const created = (await run({ resource, operation: 'create', name: '审核中', content: '内容${code}', remark: 'r' })).json()[0];
 		expect((await run({ resource, operation: 'delete', id: Number(created.id) })).error).toBeUndefined();
+	});
+
+	it('with Read Template and Signature, a template under review stops the item before the paid send', async () => {
+		const created = (await run({ resource: 'template', operation: 'create', name: 'n', content: '新模板${code}', remark: 'r' })).json()[0];
+		const result = await run(sendParameters('13900006002', { templateId: Number(created.id), sendOptions: { readTemplate: true } }));
+		expect(result.error?.message).toMatch(/Template ID \d+ is under review/);
+		expect(result.error?.description).toMatch(/The message was not sent/);
+		expect(sendCalls()).toBe(0);
+	});
+
+	it.each([
+		['a missing value', { variables: { variable: [{ name: 'other', value: '1' }] } }, /has no value for \$\{code\}/],
+		['a value the template does not use', { variables: { variable: [{ name: 'code', value: '1' }, { name: 'extra', value: '2' }] } }, /"extra", which the template does not use/],
+	])('variables checked against the known template text: %s is an error before sending', async (_label, extra, expected) => {
+		const result = await run(sendParameters('13900006003', { ...extra, sendOptions: { templateContent: '您的验证码是${code}' } }));
+		expect(result.error?.message).toMatch(expected);
+		expect(sendCalls()).toBe(0);
 	});
 
 	it('send is refused by the gateway with a template still under review', async () => {

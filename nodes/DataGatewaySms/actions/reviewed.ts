@@ -8,6 +8,7 @@ import { callOptions, gatewayClient } from '../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../shared/errors';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
 import { withIsoTimes } from '../../shared/simplify';
+import { callCertainlyFailed, ChangeGuard } from '../../shared/smsGuard';
 import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
 
 /**
@@ -124,6 +125,14 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		const options = callOptions(this);
 		const gatewayOperation = kind.operations[operation];
 		const schema: z.ZodTypeAny = operation === 'delete' ? noDataSchema : kind.schema;
+		// Get is free and safe to repeat; a change made twice by Retry On Fail would create a duplicate.
+		const changes = operation === 'get' ? undefined : new ChangeGuard(this.getExecutionId?.() ?? '');
+		const changeOnce = (itemIndex: number, params: Plan['params']): Promise<unknown> => {
+			const ask = async () => (await client.call(gatewayOperation, params, schema, options)).data;
+			if (!changes) return ask();
+			const key = `${this.getNode().name}|${itemIndex}|${client.questionKey(gatewayOperation, params)}`;
+			return changes.previous(key) ?? changes.track(key, ask);
+		};
 		return await runForEachItem<Plan, unknown>(this, {
 			concurrency: client.settings.limiter.maxConcurrent,
 			plan: (itemIndex) => {
@@ -155,14 +164,23 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			},
 			execute: async (plan, itemIndex) => {
 				try {
-					return (await client.call(gatewayOperation, plan.params, schema, options)).data;
+					return await changeOnce(itemIndex, plan.params);
 				} catch (error) {
 					const refusedUpdate = operation === 'update' && error instanceof GatewayFailure && error.kind === 'gateway-code';
+					const uncertainChange = changes !== undefined && error instanceof GatewayFailure && !callCertainlyFailed(error);
 					throw asNodeError(
 						this.getNode(),
 						refusedUpdate
 							? new GatewayFailure({ kind: error.kind, operation: error.operation, message: error.message, gatewayCode: error.gatewayCode, hint: updateRuleHint(kind) })
-							: error,
+							: uncertainChange
+								? new GatewayFailure({
+										kind: 'outcome-unknown',
+										operation: error.operation,
+										message: `${error.message}; the change may or may not have been made`,
+										httpStatus: error.httpStatus,
+										hint: `It was not made again, to avoid a duplicate. Check with ${kind.label} > Get (or your gateway account) before repeating it.`,
+									})
+								: error,
 						itemIndex,
 					);
 				}

@@ -67,6 +67,24 @@ export function checkSignatureName(name: string): Problem {
 	return undefined;
 }
 
+/**
+ * The variables of one send against the template's placeholders: every placeholder needs a value,
+ * and no value may be given that the template does not use (for a template without variables the
+ * gateway refuses `params` altogether).
+ */
+export function checkVariablesAgainstTemplate(content: string, variables: Record<string, string>): Problem {
+	const placeholders = new Set(templateVariableNames(content));
+	const given = Object.keys(variables);
+	if (placeholders.size === 0 && given.length > 0) {
+		return `gives ${given.map((name) => `"${name}"`).join(', ')}, but the template has no variables (the gateway refuses variables for such a template)`;
+	}
+	const missing = [...placeholders].filter((name) => !(name in variables));
+	if (missing.length > 0) return `has no value for ${missing.map((name) => `\${${name}}`).join(', ')}, which the template uses`;
+	const unused = given.filter((name) => !placeholders.has(name));
+	if (unused.length > 0) return `has ${unused.map((name) => `"${name}"`).join(', ')}, which the template does not use`;
+	return undefined;
+}
+
 export function renderTemplate(content: string, variables: Record<string, string>): string {
 	return content.replace(PLACEHOLDER, (placeholder, name: string) => (name in variables ? variables[name] : placeholder));
 }

@@ -2,21 +2,22 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { runForEachItem } from '../../../shared/batch';
 import { callOptions, gatewayClient } from '../../../shared/client';
+import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
 import { smsTaskSchema, type SmsTask } from '../../../shared/schemas/sms';
 import { abortableSleep } from '../../../shared/sleep';
-import { SmsSendGuard } from '../../../shared/smsGuard';
-import { SMS_TASK_STATUS } from '../../../shared/spec';
+import { SMS_TASK_STATUS, SMS_TASK_STATUS_LABELS } from '../../../shared/spec';
 import { presentTask } from './getStatus.operation';
-import { planSend, sendOnce, smsLimits } from './sendCore';
+import { planSend, sendOnce, startSendRun, type SendRun } from './sendCore';
 
 const show = { resource: ['message'], operation: ['sendAndWait'] };
+const MIN_POLL_INTERVAL_SECONDS = 0.1;
 
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Poll Interval (Seconds)',
 		name: 'pollIntervalSeconds',
 		type: 'number',
-		typeOptions: { minValue: 0.1 },
+		typeOptions: { minValue: MIN_POLL_INTERVAL_SECONDS },
 		default: 5,
 		description: 'How often to ask for the delivery status (a free query)',
 		displayOptions: { show },
@@ -27,15 +28,45 @@ export const description: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: 120,
-		description: 'How long to wait for a final status before outputting "sending"',
+		description: 'How long to wait for a final status before outputting the outcome "sending"',
 		displayOptions: { show },
 	},
 ];
 
-const OUTCOMES: Record<number, string> = {
-	[SMS_TASK_STATUS.delivered]: 'delivered',
-	[SMS_TASK_STATUS.failed]: 'failed',
-};
+function readSeconds(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string, minimum: number, fallback: number): number {
+	const value = Number(ctx.getNodeParameter(name, itemIndex, fallback));
+	if (!Number.isFinite(value) || value < minimum) {
+		throw inputError(ctx.getNode(), itemIndex, label, `"${value}" is not a number of at least ${minimum}`, `Enter a number of seconds, e.g. ${fallback}.`);
+	}
+	return value * 1000;
+}
+
+/** Asks for the status until it is final or the wait is over; each ask is a fresh, free query. */
+async function pollUntilFinal(run: SendRun, itemIndex: number, taskId: string, intervalMs: number, timeoutMs: number): Promise<SmsTask> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		let task: SmsTask;
+		try {
+			task = (await run.client.call('smsStatus', { id: taskId }, smsTaskSchema, run.options)).data;
+		} catch (error) {
+			// The message went out: the error must carry its task ID, or the user could not follow it up.
+			const withTaskId =
+				error instanceof GatewayFailure
+					? new GatewayFailure({
+							kind: error.kind,
+							operation: error.operation,
+							gatewayCode: error.gatewayCode,
+							httpStatus: error.httpStatus,
+							message: `the SMS was sent as task ${taskId}, but its status could not be read: ${error.message}`,
+							hint: `It was not sent again. Check it later with Message > Get Status and task ID ${taskId}, or wait for its delivery report.`,
+						})
+					: error;
+			throw asNodeError(run.ctx.getNode(), withTaskId, itemIndex);
+		}
+		if (task.status !== SMS_TASK_STATUS.sending || Date.now() + intervalMs > deadline) return task;
+		await abortableSleep(intervalMs, run.options.signal);
+	}
+}
 
 /**
  * Sends (at most once per item, like Send), then polls the status until it is final or the wait
@@ -43,31 +74,25 @@ const OUTCOMES: Record<number, string> = {
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
-	const options = callOptions(this);
-	const guard = new SmsSendGuard(this.getExecutionId?.() ?? '', smsLimits(this));
-	const plannedByPhone = new Map<string, number>();
+	const run = startSendRun(this, client, callOptions(this));
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
-		plan: (itemIndex) => ({
-			send: planSend(this, itemIndex, client, guard, plannedByPhone),
-			intervalMs: Math.max(100, Number(this.getNodeParameter('pollIntervalSeconds', itemIndex, 5)) * 1000),
-			timeoutMs: Math.max(1000, Number(this.getNodeParameter('waitTimeoutSeconds', itemIndex, 120)) * 1000),
+		plan: async (itemIndex) => ({
+			intervalMs: readSeconds(this, itemIndex, 'pollIntervalSeconds', 'Poll Interval (Seconds)', MIN_POLL_INTERVAL_SECONDS, 5),
+			timeoutMs: readSeconds(this, itemIndex, 'waitTimeoutSeconds', 'Wait Timeout (Seconds)', 1, 120),
+			send: await planSend(run, itemIndex),
 		}),
 		execute: async (plan) => {
-			const sent = await sendOnce(this, client, guard, plan.send, options);
-			const deadline = Date.now() + plan.timeoutMs;
-			let task: SmsTask | undefined;
-			for (;;) {
-				task = (await client.call('smsStatus', { id: sent.taskId }, smsTaskSchema, options)).data;
-				if (task.status !== SMS_TASK_STATUS.sending || Date.now() + plan.intervalMs > deadline) break;
-				await abortableSleep(plan.intervalMs, options.signal);
-			}
+			const sent = await sendOnce(run, plan.send);
+			const task = await pollUntilFinal(run, plan.send.itemIndex, sent.taskId, plan.intervalMs, plan.timeoutMs);
 			return { sent, task };
 		},
-		output: ({ sent, task }) => ({
-			...sent,
-			outcome: OUTCOMES[task.status] ?? 'sending',
-			task: presentTask(task),
-		}) as unknown as IDataObject,
+		output: ({ sent, task }) =>
+			({
+				...sent,
+				// delivered, failed or, when the wait ran out, sending
+				outcome: SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'sending',
+				task: presentTask(task),
+			}) as IDataObject,
 	});
 }

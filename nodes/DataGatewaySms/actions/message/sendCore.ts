@@ -1,14 +1,28 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { checkMobileNumber } from '../../../shared/checks/phone';
-import { checkVariables, messageSize, renderTemplate, type MessageSize } from '../../../shared/checks/sms';
+import {
+	checkVariables,
+	checkVariablesAgainstTemplate,
+	messageSize,
+	renderTemplate,
+	type MessageSize,
+} from '../../../shared/checks/sms';
 import type { callOptions } from '../../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
 import { executionScope } from '../../../shared/executionScope';
 import { sendResultSchema, signatureSchema, templateSchema } from '../../../shared/schemas/sms';
-import { sendCertainlyFailed, SmsSendGuard, type SmsLimits } from '../../../shared/smsGuard';
-import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES } from '../../../shared/spec';
+import { callCertainlyFailed, SmsSendGuard, type SmsLimits } from '../../../shared/smsGuard';
+import {
+	DEFAULT_SMS_LIMITS,
+	MAX_TEMPLATE_VARIABLES,
+	MAX_VARIABLE_VALUE_LENGTH,
+	REVIEW_STATUS,
+	REVIEW_STATUS_LABELS,
+} from '../../../shared/spec';
 import type { GatewayClient } from '../../../shared/transport';
+
+type CallOptions = ReturnType<typeof callOptions>;
 
 /** The fields of Send, shared by Send and Send and Wait. */
 export function sendFields(operations: string[]): INodeProperties[] {
@@ -52,6 +66,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 				{ name: 'JSON', value: 'json' },
 			],
 			default: 'keyValue',
+			description: 'How to give the values of the template\'s ${name} placeholders. With none, no params are sent.',
 			displayOptions: { show },
 		},
 		{
@@ -61,15 +76,22 @@ export function sendFields(operations: string[]): INodeProperties[] {
 			typeOptions: { multipleValues: true },
 			placeholder: 'Add Variable',
 			default: {},
-			description: `Values for the template's \${name} placeholders (at most ${MAX_TEMPLATE_VARIABLES}, each up to 50 characters)`,
+			description: `Values for the template's \${name} placeholders (at most ${MAX_TEMPLATE_VARIABLES}, each up to ${MAX_VARIABLE_VALUE_LENGTH} characters)`,
 			displayOptions: { show: { ...show, variablesInput: ['keyValue'] } },
 			options: [
 				{
 					name: 'variable',
 					displayName: 'Variable',
 					values: [
-						{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'code' },
-						{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+						{
+							displayName: 'Name',
+							name: 'name',
+							type: 'string',
+							default: '',
+							placeholder: 'code',
+							description: 'The placeholder name without ${ }: letters and underscore only',
+						},
+						{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'The text to put in its place' },
 					],
 				},
 			],
@@ -91,50 +113,52 @@ export function sendFields(operations: string[]): INodeProperties[] {
 			displayOptions: { show },
 			options: [
 				{
-					displayName: 'Count Segments From Gateway',
-					name: 'readTemplate',
-					type: 'boolean',
-					default: false,
-					description:
-						'Whether to read the template and signature (free queries, once per execution) to output the message length, segments and estimated cost',
-				},
-				{
 					displayName: 'Max per Number per Day',
 					name: 'perDay',
 					type: 'number',
 					typeOptions: { minValue: 1 },
-					default: 10,
-					description: 'Sends to one number within a day that this execution allows; the gateway default is 10',
+					default: 10, // DEFAULT_SMS_LIMITS.perDay; the linter wants a literal
+					description: `Sends to one number within a day that this execution allows; the gateway default is ${DEFAULT_SMS_LIMITS.perDay}`,
 				},
 				{
 					displayName: 'Max per Number per Hour',
 					name: 'perHour',
 					type: 'number',
 					typeOptions: { minValue: 1 },
-					default: 5,
-					description: 'Sends to one number within an hour that this execution allows; the gateway default is 5',
+					default: 5, // DEFAULT_SMS_LIMITS.perHour; the linter wants a literal
+					description: `Sends to one number within an hour that this execution allows; the gateway default is ${DEFAULT_SMS_LIMITS.perHour}`,
 				},
 				{
 					displayName: 'Max per Number per Minute',
 					name: 'perMinute',
 					type: 'number',
 					typeOptions: { minValue: 1 },
-					default: 1,
-					description: 'Sends to one number within a minute that this execution allows; the gateway default is 1',
+					default: 1, // DEFAULT_SMS_LIMITS.perMinute; the linter wants a literal
+					description: `Sends to one number within a minute that this execution allows; the gateway default is ${DEFAULT_SMS_LIMITS.perMinute}`,
+				},
+				{
+					displayName: 'Read Template and Signature',
+					name: 'readTemplate',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length, segments and estimated cost',
 				},
 				{
 					displayName: 'Signature Text',
 					name: 'signatureText',
 					type: 'string',
 					default: '',
-					description: 'The text of the signature, to count the message length without reading it from the gateway',
+					description:
+						'The text of the signature, to count the message length without reading it from the gateway (ignored when Read Template and Signature is on)',
 				},
 				{
 					displayName: 'Template Content',
 					name: 'templateContent',
 					type: 'string',
 					default: '',
-					description: 'The text of the template, to count the message length without reading it from the gateway',
+					description:
+						'The text of the template with its ${name} placeholders: the variables are checked against it and the message length counted, without reading it from the gateway (ignored when Read Template and Signature is on)',
 				},
 			],
 		},
@@ -143,13 +167,12 @@ export function sendFields(operations: string[]): INodeProperties[] {
 
 export interface SendPlan {
 	itemIndex: number;
+	/** Identifies this item's send within the execution: node, item and the exact request. */
 	key: string;
 	phone: string;
 	params: { signId: number; templateId: number; phone: string; params?: IDataObject };
-	variables: Record<string, string>;
-	readTemplate: boolean;
-	signatureText?: string;
-	templateContent?: string;
+	/** Known when both the signature and the template text are known. */
+	size?: MessageSize;
 }
 
 export interface SendOutcome extends Partial<MessageSize> {
@@ -159,6 +182,26 @@ export interface SendOutcome extends Partial<MessageSize> {
 	templateId: number;
 	/** True when this item was already sent earlier in the execution (Retry On Fail) and was not sent again. */
 	deduplicated: boolean;
+}
+
+/** What every item's plan shares within one run of the node. */
+export interface SendRun {
+	ctx: IExecuteFunctions;
+	client: GatewayClient;
+	guard: SmsSendGuard;
+	options: CallOptions;
+	/** Sends planned so far in this run, per number, so that the limits hold in item order. */
+	plannedByPhone: Map<string, number>;
+}
+
+export function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, options: CallOptions): SendRun {
+	return {
+		ctx,
+		client,
+		options,
+		guard: new SmsSendGuard(ctx.getExecutionId?.() ?? '', smsLimits(ctx)),
+		plannedByPhone: new Map(),
+	};
 }
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
@@ -202,26 +245,83 @@ function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: 
 	return value;
 }
 
+const LIMIT_LABELS: Record<keyof SmsLimits, string> = {
+	perMinute: 'Max per Number per Minute',
+	perHour: 'Max per Number per Hour',
+	perDay: 'Max per Number per Day',
+};
+
+/** The per-number limits: a node-wide option, read once. */
 export function smsLimits(ctx: IExecuteFunctions): SmsLimits {
 	const options = ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
+	const limits = { ...DEFAULT_SMS_LIMITS } as SmsLimits;
+	for (const limit of Object.keys(LIMIT_LABELS) as Array<keyof SmsLimits>) {
+		if (options[limit] === undefined) continue;
+		const value = Number(options[limit]);
+		if (!Number.isInteger(value) || value < 1) {
+			throw inputError(ctx.getNode(), 0, LIMIT_LABELS[limit], `"${options[limit]}" is not a whole number of 1 or more`, `Set it to the limit your gateway account has (the default is ${DEFAULT_SMS_LIMITS[limit]}).`);
+		}
+		limits[limit] = value;
+	}
+	return limits;
+}
+
+interface KnownTexts {
+	signature?: string;
+	template?: string;
+	/** Set when the signature and template were read from the gateway. */
+	read?: { signatureStatus?: number | null; templateStatus?: number | null; templateError?: string | null; signatureError?: string | null };
+}
+
+/** A free query, asked once per execution and credential: the answer is shared by every item. */
+function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
+	const executionId = run.ctx.getExecutionId?.();
+	if (!executionId) return load();
+	const lookups = executionScope(executionId).lookups;
+	let answer = lookups.get(key) as Promise<T> | undefined;
+	if (!answer) {
+		answer = load();
+		lookups.set(key, answer);
+		answer.catch(() => lookups.delete(key));
+	}
+	return answer;
+}
+
+/** Signature and template text: read from the gateway when asked to, otherwise from the options. */
+async function knownTexts(run: SendRun, itemIndex: number, signId: number, templateId: number): Promise<KnownTexts> {
+	const sendOptions = run.ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
+	if (sendOptions.readTemplate !== true) {
+		return {
+			signature: (sendOptions.signatureText as string) || undefined,
+			template: (sendOptions.templateContent as string) || undefined,
+		};
+	}
+	const { client, options } = run;
+	const signatureParams = { id: String(signId) };
+	const templateParams = { id: String(templateId) };
+	const [signature, template] = await Promise.all([
+		askOnce(run, client.questionKey('signatureGet', signatureParams), async () => (await client.call('signatureGet', signatureParams, signatureSchema, options)).data),
+		askOnce(run, client.questionKey('templateGet', templateParams), async () => (await client.call('templateGet', templateParams, templateSchema, options)).data),
+	]);
 	return {
-		perMinute: Number(options.perMinute ?? DEFAULT_SMS_LIMITS.perMinute),
-		perHour: Number(options.perHour ?? DEFAULT_SMS_LIMITS.perHour),
-		perDay: Number(options.perDay ?? DEFAULT_SMS_LIMITS.perDay),
+		signature: signature.name ?? undefined,
+		template: template.content ?? undefined,
+		read: { signatureStatus: signature.status, signatureError: signature.error, templateStatus: template.status, templateError: template.error },
 	};
 }
 
+function notApprovedProblem(id: number, status: number | null | undefined, reason: string | null | undefined): string | undefined {
+	if (status === undefined || status === null || status === REVIEW_STATUS.approved) return undefined;
+	const label = REVIEW_STATUS_LABELS[String(status)] ?? `in status ${status}`;
+	return `${id} is ${label}${reason ? ` (${reason})` : ''}; the gateway sends only with an approved one`;
+}
+
 /**
- * Reads and checks one item's send. `plannedByPhone` counts the sends planned by earlier items of
- * this run, so that the per-number limits hold in item order before anything is sent.
+ * Reads and checks one item's send, in item order, before anything is paid: the number, the
+ * variables, the template's placeholders and approval when known, and the per-number limits.
  */
-export function planSend(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	client: GatewayClient,
-	guard: SmsSendGuard,
-	plannedByPhone: Map<string, number>,
-): SendPlan {
+export async function planSend(run: SendRun, itemIndex: number): Promise<SendPlan> {
+	const { ctx, client, guard, plannedByPhone } = run;
 	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
 	const templateId = readId(ctx, itemIndex, 'templateId', 'Template ID');
 	const phone = checkMobileNumber(ctx.getNodeParameter('phone', itemIndex, '') as string);
@@ -238,115 +338,64 @@ export function planSend(
 		...(Object.keys(variables).length > 0 ? { params: variables as IDataObject } : {}),
 	};
 	const key = `${ctx.getNode().name}|${itemIndex}|${client.questionKey('smsSend', params)}`;
-	if (!guard.previous(key)) {
-		const planned = plannedByPhone.get(phone.value) ?? 0;
-		const broken = guard.limitBrokenBy(phone.value, planned);
-		if (broken) {
-			throw inputError(ctx.getNode(), itemIndex, 'Phone Number', `not sent: this ${broken}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.');
-		}
-		plannedByPhone.set(phone.value, planned + 1);
-	}
-	const options = ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
-	return {
-		itemIndex,
-		key,
-		phone: phone.value,
-		params,
-		variables,
-		readTemplate: options.readTemplate === true,
-		signatureText: (options.signatureText as string) || undefined,
-		templateContent: (options.templateContent as string) || undefined,
-	};
-}
+	const sentBefore = guard.previous(key) !== undefined;
 
-/** Signature and template text, from the options or from the gateway (free queries, asked once per execution). */
-async function textsFor(
-	ctx: IExecuteFunctions,
-	client: GatewayClient,
-	plan: SendPlan,
-	options: ReturnType<typeof callOptions>,
-): Promise<{ signature?: string; template?: string }> {
-	let signature = plan.signatureText;
-	let template = plan.templateContent;
-	if (plan.readTemplate && (signature === undefined || template === undefined)) {
-		const lookups = executionScope(ctx.getExecutionId?.() || 'unscoped').lookups;
-		const ask = <T>(key: string, load: () => Promise<T>): Promise<T> => {
-			let answer = lookups.get(key) as Promise<T> | undefined;
-			if (!answer) {
-				answer = load();
-				lookups.set(key, answer);
-				answer.catch(() => lookups.delete(key));
-			}
-			return answer;
-		};
-		const signatureParams = { id: String(plan.params.signId) };
-		const templateParams = { id: String(plan.params.templateId) };
-		signature ??= (await ask(client.questionKey('signatureGet', signatureParams), async () => (await client.call('signatureGet', signatureParams, signatureSchema, options)).data)).name ?? undefined;
-		template ??= (await ask(client.questionKey('templateGet', templateParams), async () => (await client.call('templateGet', templateParams, templateSchema, options)).data)).content ?? undefined;
-	}
-	return { signature, template };
-}
+	// An item sent before in this execution keeps its earlier send, whatever the template looks like now.
+	const texts = sentBefore
+		? await knownTexts(run, itemIndex, signId, templateId).catch((): KnownTexts => ({}))
+		: await knownTexts(run, itemIndex, signId, templateId);
+	const size = texts.signature !== undefined && texts.template !== undefined ? messageSize(texts.signature, renderTemplate(texts.template, variables)) : undefined;
+	if (sentBefore) return { itemIndex, key, phone: phone.value, params, size };
 
-/** Sends once per item and execution; a re-run of the node hands back the earlier outcome. */
-export async function sendOnce(
-	ctx: IExecuteFunctions,
-	client: GatewayClient,
-	guard: SmsSendGuard,
-	plan: SendPlan,
-	options: ReturnType<typeof callOptions>,
-): Promise<SendOutcome> {
-	const base = { phone: plan.phone, signId: plan.params.signId, templateId: plan.params.templateId };
-	const earlier = guard.previous(plan.key);
-	let taskId: string;
-	let deduplicated = false;
-	if (earlier) {
-		deduplicated = true;
-		try {
-			taskId = (await earlier.outcome) as string;
-		} catch (error) {
-			const unknown = error instanceof GatewayFailure && error.kind === 'outcome-unknown';
-			throw asNodeError(
-				ctx.getNode(),
-				unknown
-					? new GatewayFailure({
-							kind: 'outcome-unknown',
-							operation: 'smsSend',
-							message: `not sent again: an earlier attempt in this execution may have reached the gateway (${error.message})`,
-							hint: UNKNOWN_OUTCOME_HINT,
-						})
-					: error,
-				plan.itemIndex,
-			);
-		}
-	} else {
-		try {
-			taskId = await guard.track(plan.key, plan.phone, async () => (await client.call('smsSend', plan.params, sendResultSchema, options)).data.id);
-		} catch (error) {
-			const uncertain = error instanceof GatewayFailure && !sendCertainlyFailed(error);
-			throw asNodeError(
-				ctx.getNode(),
-				uncertain
-					? new GatewayFailure({
-							kind: error.kind,
-							operation: 'smsSend',
-							message: `${error.message}; the message may or may not have been sent`,
-							httpStatus: error.httpStatus,
-							hint: UNKNOWN_OUTCOME_HINT,
-						})
-					: error,
-				plan.itemIndex,
-			);
-		}
+	const refuse = (field: string, problem: string, fix: string) =>
+		texts.read
+			? new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: ${field} ${problem}`, {
+					description: `${fix} The message was not sent; only the free template and signature queries were made.`,
+					itemIndex,
+				})
+			: inputError(ctx.getNode(), itemIndex, field, problem, fix);
+	const signatureProblem = notApprovedProblem(signId, texts.read?.signatureStatus, texts.read?.signatureError);
+	if (signatureProblem) throw refuse('Signature ID', signatureProblem, 'Wait for the review to end (Signature > Get shows it) or use an approved signature.');
+	const templateProblem = notApprovedProblem(templateId, texts.read?.templateStatus, texts.read?.templateError);
+	if (templateProblem) throw refuse('Template ID', templateProblem, 'Wait for the review to end (Template > Get shows it) or use an approved template.');
+	if (texts.template !== undefined) {
+		const mismatch = checkVariablesAgainstTemplate(texts.template, variables);
+		if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${texts.template}`);
 	}
 
-	const outcome: SendOutcome = { taskId, ...base, deduplicated };
-	const texts = await textsFor(ctx, client, plan, options).catch(() => ({}) as { signature?: string; template?: string });
-	if (texts.signature !== undefined && texts.template !== undefined) {
-		Object.assign(outcome, messageSize(texts.signature, renderTemplate(texts.template, plan.variables)));
+	const planned = plannedByPhone.get(phone.value) ?? 0;
+	const broken = guard.limitBrokenBy(phone.value, planned);
+	if (broken) {
+		throw inputError(ctx.getNode(), itemIndex, 'Phone Number', `not sent: this ${broken}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.');
 	}
-	return outcome;
+	plannedByPhone.set(phone.value, planned + 1);
+	return { itemIndex, key, phone: phone.value, params, size };
 }
 
 const UNKNOWN_OUTCOME_HINT =
-	'It was not sent again, to avoid a double message. Check it with the SMS node\'s Message > Get Status (if you have the task ID) or wait for the delivery report in the SMS Trigger.';
+	'It was not sent again, to avoid a double message. No task ID came back, so check for it before sending again: a delivery report to this number (SMS Trigger) or the send log of your gateway account; with a task ID, Message > Get Status shows it.';
 
+/** The same failure, reworded to say that the message may have gone out and how to find out. */
+function unknownOutcome(error: GatewayFailure, message: string): GatewayFailure {
+	return new GatewayFailure({ kind: 'outcome-unknown', operation: 'smsSend', message, httpStatus: error.httpStatus, hint: UNKNOWN_OUTCOME_HINT });
+}
+
+/** Sends once per item and execution; a re-run of the node hands back the earlier task ID. */
+export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcome> {
+	const { ctx, client, guard, options } = run;
+	const base = { phone: plan.phone, signId: plan.params.signId, templateId: plan.params.templateId };
+	const earlier = guard.previous(plan.key);
+	let taskId: string;
+	try {
+		taskId = earlier
+			? ((await earlier.outcome) as string)
+			: await guard.track(plan.key, plan.phone, async () => (await client.call('smsSend', plan.params, sendResultSchema, options)).data.id);
+	} catch (error) {
+		if (!(error instanceof GatewayFailure) || callCertainlyFailed(error)) throw asNodeError(ctx.getNode(), error, plan.itemIndex);
+		const failure = earlier
+			? unknownOutcome(error, `not sent again: an earlier attempt in this execution to ${plan.phone} has an unknown outcome (${error.message})`)
+			: unknownOutcome(error, `outcome unknown, the SMS to ${plan.phone} may have been sent: ${error.message}`);
+		throw asNodeError(ctx.getNode(), failure, plan.itemIndex);
+	}
+	return { taskId, ...base, deduplicated: earlier !== undefined, ...plan.size };
+}
