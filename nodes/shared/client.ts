@@ -4,7 +4,7 @@ import type {
 	IExecuteFunctions,
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 import { GatewayFailure } from './errors';
 import { GatewayClient, settingsFromCredentials } from './transport';

@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, Logger } from 'n8n-workflow';
 // eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import type { z } from 'zod';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { z } from 'zod/v4';
 
 import { GatewayFailure, type GatewayFailureKind } from './errors';
 import { DEFAULT_LIMITER_SETTINGS, limiterFor, type GatewayLimiter, type LimiterSettings } from './limiter';
@@ -66,9 +66,18 @@ export interface GatewayAnswer<T> {
 
 let sharedDispatcher: Dispatcher | undefined;
 
-/** Keep-alive pool that follows HTTP_PROXY, HTTPS_PROXY and NO_PROXY, created on first use. */
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+
+/**
+ * Keep-alive pool that follows HTTP_PROXY, HTTPS_PROXY and NO_PROXY, created on first use. Without
+ * a proxy variable it is a plain pool: the proxy-aware one re-reads NO_PROXY on every request.
+ */
 function dispatcher(): Dispatcher {
-	sharedDispatcher ??= new EnvHttpProxyAgent({ keepAliveTimeout: 30_000, connections: 64 });
+	if (!sharedDispatcher) {
+		const pool = { keepAliveTimeout: 30_000, connections: 64 };
+		// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- the same variables EnvHttpProxyAgent reads
+		sharedDispatcher = PROXY_VARIABLES.some((name) => process.env[name]) ? new EnvHttpProxyAgent(pool) : new Agent(pool);
+	}
 	return sharedDispatcher;
 }
 
@@ -151,7 +160,7 @@ export class GatewayClient {
 		return `${this.accountKey}|${operation}|${buildQueryString(params)}`;
 	}
 
-	async call<Schema extends z.ZodTypeAny>(
+	async call<Schema extends z.ZodType>(
 		operation: OperationName,
 		params: Record<string, QueryValue>,
 		schema: Schema,
@@ -188,11 +197,18 @@ export class GatewayClient {
 		}
 	}
 
-	private url(operation: OperationName, params: Record<string, QueryValue>): string {
+	/** The gateway's origin and the path before each operation's, parsed once per client. */
+	private base?: { origin: string; path: string };
+
+	private target(operation: OperationName, params: Record<string, QueryValue>): { origin: string; path: string } {
+		if (!this.base) {
+			const url = new URL(this.settings.baseUrl);
+			this.base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+		}
 		const query = buildQueryString(
 			this.settings.appCodePlacement === 'query' ? { ...params, appCode: this.settings.appCode } : params,
 		);
-		return `${this.settings.baseUrl}${OPERATIONS[operation].path}${query ? `?${query}` : ''}`;
+		return { origin: this.base.origin, path: `${this.base.path}${OPERATIONS[operation].path}${query ? `?${query}` : ''}` };
 	}
 
 	private failure(
@@ -225,13 +241,13 @@ export class GatewayClient {
 		let text: string;
 		try {
 			// undici's own timeouts, rather than a timer signal per request: this runs for every item.
-			const response = await request(this.url(operation, params), {
+			const response = await dispatcher().request({
+				...this.target(operation, params),
 				method: 'GET',
 				headers,
 				signal: options.signal,
 				headersTimeout: this.settings.timeoutMs,
 				bodyTimeout: this.settings.timeoutMs,
-				dispatcher: dispatcher(),
 			});
 			statusCode = response.statusCode;
 			responseHeaders = response.headers;
@@ -308,6 +324,14 @@ export class GatewayClient {
 			return { retryable: false, failure: this.failure(operation, 'cancelled', 'the execution was cancelled') };
 		}
 		const code = errorCode(error);
+		if (code === 'ERR_INVALID_URL') {
+			return {
+				retryable: false,
+				failure: this.failure(operation, 'network', `the Base URL "${this.settings.baseUrl}" is not a valid URL`, {
+					hint: 'Set the Base URL in the credential to the API root, e.g. https://gateway.example.com',
+				}),
+			};
+		}
 		const timedOut = code !== undefined && TIMEOUT_ERROR_CODES.has(code);
 		const reason = timedOut
 			? `no answer within ${this.settings.timeoutMs / 1000} s`
@@ -331,7 +355,7 @@ export class GatewayClient {
 		};
 	}
 
-	private readEnvelope<Schema extends z.ZodTypeAny>(
+	private readEnvelope<Schema extends z.ZodType>(
 		operation: OperationName,
 		envelope: z.infer<typeof envelopeSchema>,
 		schema: Schema,

@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { INode } from 'n8n-workflow';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 import { GatewayFailure, toNodeApiError } from '../../nodes/shared/errors';
 import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
@@ -62,6 +62,14 @@ const plate = { carNumber: '京A12345', carType: '02' };
 const passthrough = z.unknown();
 
 describe('gateway transport against the emulator over HTTP', () => {
+	it('a Base URL with a path prefix keeps it; one that is not a URL fails at once, naming the field', async () => {
+		const prefixed = await failureOf(client({ baseUrl: `${emulator.url}/api`, maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138000' }, passthrough));
+		expect(prefixed.httpStatus).toBe(404); // the emulator serves the root only: the prefix reached it
+		const broken = await failureOf(client({ baseUrl: 'gateway.example.com' }).call('telephoneIdentify', { tel: '13800138000' }, passthrough));
+		expect(broken.message).toBe('the Base URL "gateway.example.com" is not a valid URL');
+		expect(broken.hint).toMatch(/Base URL in the credential/);
+	});
+
 	it('returns the parsed data of a successful call', async () => {
 		const answer = await client().call('telephoneIdentify', { tel: '13800138000' }, telephoneIdentitySchema);
 		expect(answer.data.phone).toBe('13800138000');

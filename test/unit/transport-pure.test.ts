@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 import { GatewayLimiter } from '../../nodes/shared/limiter';
 import { REDACTED, redactSecret } from '../../nodes/shared/redact';

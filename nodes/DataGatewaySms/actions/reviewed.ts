@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import type { z } from 'zod';
+import type { z } from 'zod/v4';
 
 import { runForEachItem } from '../../shared/batch';
 import { checkKeyword } from '../../shared/checks/keyword';
@@ -124,7 +124,7 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		const client = await gatewayClient(this);
 		const options = callOptions(this);
 		const gatewayOperation = kind.operations[operation];
-		const schema: z.ZodTypeAny = operation === 'delete' ? noDataSchema : kind.schema;
+		const schema: z.ZodType = operation === 'delete' ? noDataSchema : kind.schema;
 		// Get is free and safe to repeat; a change made twice by Retry On Fail would create a duplicate.
 		const changes = operation === 'get' ? undefined : new ChangeGuard(this.getExecutionId?.() ?? '');
 		const changeOnce = (itemIndex: number, params: Plan['params']): Promise<unknown> => {

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../shared/batch';
+import { ItemParameters } from '../../shared/parameters';
 import { callOptions, gatewayClient } from '../../shared/client';
 import { checkTelephoneNumber } from '../../shared/checks/phone';
 import { inputError } from '../../shared/errors';
@@ -34,16 +35,17 @@ export function simplifyIdentity(identity: TelephoneIdentity): IDataObject {
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
+	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
-			const input = this.getNodeParameter('phoneNumber', itemIndex, '') as string;
+			const input = parameters.get('phoneNumber', itemIndex, '') as string;
 			const phone = checkTelephoneNumber(input);
 			if (!phone.ok) {
 				throw inputError(this.getNode(), itemIndex, 'Phone Number', phone.value, 'Enter a mobile number like 13800138000 or a landline with area code like 010-12345678.');
 			}
-			return { tel: phone.value, simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean };
+			return { tel: phone.value, simplify: parameters.get('simplify', itemIndex, false) as boolean };
 		},
 		shareKey: (plan) => client.questionKey('telephoneIdentify', { tel: plan.tel }),
 		shareAcrossExecution: true,

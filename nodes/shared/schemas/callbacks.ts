@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 import { looseInteger, record } from './envelope';
 import { signatureSchema, smsTaskSchema, templateSchema } from './sms';

@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 import { looseInteger, looseString, record } from './envelope';
 
 const text = looseString.nullable().optional();
-const list = <Item extends z.ZodTypeAny>(item: Item) => z.array(item).nullable().optional();
+const list = <Item extends z.ZodType>(item: Item) => z.array(item).nullable().optional();
 
 const enterpriseRecord = record({
 	name: text,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 function kindOf(value: unknown): string {
 	return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
@@ -12,7 +12,7 @@ function kindOf(value: unknown): string {
 export const looseString = z.unknown().transform((value, context) => {
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	context.addIssue({ code: z.ZodIssueCode.custom, message: `expected text, received ${kindOf(value)}` });
+	context.addIssue({ code: 'custom', message: `expected text, received ${kindOf(value)}` });
 	return z.NEVER;
 });
 
@@ -20,7 +20,7 @@ function looseNumeric(pattern: RegExp, what: string) {
 	return z.unknown().transform((value, context) => {
 		if (typeof value === 'number' && Number.isFinite(value) && (what !== 'an integer' || Number.isInteger(value))) return value;
 		if (typeof value === 'string' && pattern.test(value.trim())) return Number(value);
-		context.addIssue({ code: z.ZodIssueCode.custom, message: `expected ${what}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 20)}"` : ''}` });
+		context.addIssue({ code: 'custom', message: `expected ${what}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 20)}"` : ''}` });
 		return z.NEVER;
 	});
 }
@@ -29,12 +29,12 @@ export const looseNumber = looseNumeric(/^-?\d+(\.\d+)?$/, 'a number');
 export const looseInteger = looseNumeric(/^-?\d+$/, 'an integer');
 
 /** An object whose unknown extra fields are kept, not stripped. */
-export function record<Shape extends z.ZodRawShape>(shape: Shape) {
-	return z.object(shape).passthrough();
+export function record<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+	return z.looseObject(shape);
 }
 
 /** Where the spec does not say whether `data` is one object or a list: always hand over a list. */
-export function oneOrMany<Item extends z.ZodTypeAny>(item: Item) {
+export function oneOrMany<Item extends z.ZodType>(item: Item) {
 	return z.union([z.array(item), item.transform((value) => [value])]);
 }
 
@@ -46,13 +46,15 @@ export const envelopeSchema = record({
 
 /** Names the first field that does not fit, e.g. `data.records[2].time: Expected string, received object`. */
 export function describeSchemaProblem(error: z.ZodError, root?: string): string {
-	let issue: z.ZodIssue | undefined = error.issues[0];
-	// A union hides the real problem one level down; its nested issue carries the full path.
-	while (issue?.code === 'invalid_union' && issue.unionErrors[0]?.issues[0]) {
-		issue = issue.unionErrors[0].issues[0];
+	let issue: z.core.$ZodIssue | undefined = error.issues[0];
+	let prefix: PropertyKey[] = [];
+	// A union hides the real problem one level down; its nested issue's path is relative to the union.
+	while (issue?.code === 'invalid_union' && issue.errors[0]?.[0]) {
+		prefix = [...prefix, ...issue.path];
+		issue = issue.errors[0][0];
 	}
 	if (!issue) return 'unknown problem';
-	const path = [root, ...issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : part))]
+	const path = [root, ...[...prefix, ...issue.path].map((part) => (typeof part === 'number' ? `[${part}]` : String(part)))]
 		.filter((part) => part !== undefined && part !== '')
 		.join('.')
 		.replace(/\.\[/g, '[');

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
 import { callOptions, gatewayClient } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
@@ -106,22 +107,23 @@ export function simplifyCopyright(record: CopyrightRecord): IDataObject {
 /** Get Many over pageIndex / pageSize paging: one output item per copyright record. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
+	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
-			const keyword = checkKeyword(this.getNodeParameter('keyword', itemIndex, '') as string);
+			const keyword = checkKeyword(parameters.get('keyword', itemIndex, '') as string);
 			if (!keyword.ok) {
 				throw inputError(this.getNode(), itemIndex, 'Keyword', keyword.value, 'Enter a company name or key number.');
 			}
-			const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-			const limit = returnAll ? Number.POSITIVE_INFINITY : Number(this.getNodeParameter('limit', itemIndex, 50));
+			const returnAll = parameters.get('returnAll', itemIndex, false) as boolean;
+			const limit = returnAll ? Number.POSITIVE_INFINITY : Number(parameters.get('limit', itemIndex, 50));
 			if (!(limit >= 1)) throw inputError(this.getNode(), itemIndex, 'Limit', `${limit} is below 1`, 'Set Limit to 1 or more, or turn on Return All.');
-			const pageSize = Number((this.getNodeParameter('options', itemIndex, {}) as IDataObject).pageSize ?? COPYRIGHT_DEFAULT_PAGE_SIZE);
+			const pageSize = Number((parameters.get('options', itemIndex, {}) as IDataObject).pageSize ?? COPYRIGHT_DEFAULT_PAGE_SIZE);
 			if (!Number.isInteger(pageSize) || pageSize < 1) {
 				throw inputError(this.getNode(), itemIndex, 'Page Size', `${pageSize} is not a whole number of 1 or more`, 'Set Page Size to 10 or another positive whole number.');
 			}
-			return { keyword: keyword.value, limit, pageSize, simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean };
+			return { keyword: keyword.value, limit, pageSize, simplify: parameters.get('simplify', itemIndex, false) as boolean };
 		},
 		shareKey: (plan) => `${client.questionKey('enterpriseCopyright', { keyword: plan.keyword, pageSize: plan.pageSize })}|limit=${plan.limit}`,
 		shareAcrossExecution: true,

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
 import { callOptions, gatewayClient } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
@@ -47,15 +48,16 @@ export function simplifyEnterprise(detail: EnterpriseDetail): IDataObject {
 /** Paid (0.35 yuan, billed only when the gateway answers code 0): asked once per keyword in an execution. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
+	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
-			const keyword = checkKeyword(this.getNodeParameter('keyword', itemIndex, '') as string);
+			const keyword = checkKeyword(parameters.get('keyword', itemIndex, '') as string);
 			if (!keyword.ok) {
 				throw inputError(this.getNode(), itemIndex, 'Keyword', keyword.value, 'Enter the full company name, registration number or unified social credit code.');
 			}
-			return { keyword: keyword.value, simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean };
+			return { keyword: keyword.value, simplify: parameters.get('simplify', itemIndex, false) as boolean };
 		},
 		shareKey: (plan) => client.questionKey('enterpriseDetail', { keyword: plan.keyword }),
 		shareAcrossExecution: true,

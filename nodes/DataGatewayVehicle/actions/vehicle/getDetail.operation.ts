@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { ItemParameters } from '../../../shared/parameters';
 import { checkDetailVehicleType, checkPlate } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
@@ -47,17 +48,18 @@ export function simplifyVehicleDetail(detail: VehicleDetail): IDataObject {
 /** Paid (1.20 yuan a successful call): the gateway masks VIN, plate and engine number with asterisks. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
+	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
-			const plate = checkPlate(this.getNodeParameter('carNumber', itemIndex, '') as string);
+			const plate = checkPlate(parameters.get('carNumber', itemIndex, '') as string);
 			if (!plate.ok) throw inputError(this.getNode(), itemIndex, 'Plate Number', plate.value, 'Enter a plate like 京A12345 or 粤BD12345.');
-			const type = checkDetailVehicleType(this.getNodeParameter('carType', itemIndex, '') as string);
+			const type = checkDetailVehicleType(parameters.get('carType', itemIndex, '') as string);
 			if (!type.ok) throw inputError(this.getNode(), itemIndex, 'Vehicle Type', type.value, 'Use 01 or 02, or 51 or 52 for new-energy vehicles.');
 			return {
 				params: { carNumber: plate.value, carType: type.value },
-				simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean,
+				simplify: parameters.get('simplify', itemIndex, false) as boolean,
 			};
 		},
 		shareKey: (plan) => client.questionKey('vehicleDetail', plan.params),

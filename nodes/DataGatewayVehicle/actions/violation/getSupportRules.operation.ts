@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { ItemParameters } from '../../../shared/parameters';
 import { checkPlatePrefix } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
 import { inputError } from '../../../shared/errors';
@@ -33,15 +34,16 @@ export const description: INodeProperties[] = [
 /** Free: one output item per rule, telling which engine and frame number tails a region needs. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
+	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
-			const prefix = checkPlatePrefix(this.getNodeParameter('preCarNum', itemIndex, '') as string);
+			const prefix = checkPlatePrefix(parameters.get('preCarNum', itemIndex, '') as string);
 			if (!prefix.ok) {
 				throw inputError(this.getNode(), itemIndex, 'Plate Prefix', prefix.value, 'Enter the first character of the plate (e.g. 京), optionally with its letter (e.g. 粤B), or leave it empty.');
 			}
-			return { preCarNum: prefix.value, province: String(this.getNodeParameter('province', itemIndex, '')).trim() };
+			return { preCarNum: prefix.value, province: String(parameters.get('province', itemIndex, '')).trim() };
 		},
 		shareKey: (params) => client.questionKey('violationSupport', params),
 		execute: async (params) => (await client.call('violationSupport', params, supportRulesSchema, options)).data,

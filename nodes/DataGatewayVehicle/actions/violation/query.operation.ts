@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { ItemParameters } from '../../../shared/parameters';
 import { checkNumberTail, checkPlate, checkViolationVehicleType } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
@@ -66,22 +67,23 @@ export function simplifyViolations(violations: Violations): IDataObject {
 /** Paid (0.04 yuan a successful call): asked once per distinct plate and tails in an execution. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
+	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
 			const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
-			const plate = checkPlate(this.getNodeParameter('carNumber', itemIndex, '') as string);
+			const plate = checkPlate(parameters.get('carNumber', itemIndex, '') as string);
 			if (!plate.ok) throw fail('Plate Number', plate.value, 'Enter a plate like 京A12345 or 粤BD12345.');
-			const engine = checkNumberTail(this.getNodeParameter('carEngineCode', itemIndex, '') as string);
+			const engine = checkNumberTail(parameters.get('carEngineCode', itemIndex, '') as string);
 			if (!engine.ok) throw fail('Engine Number Tail', engine.value, 'Enter only the last letters and digits of the engine number.');
-			const frame = checkNumberTail(this.getNodeParameter('carCode', itemIndex, '') as string);
+			const frame = checkNumberTail(parameters.get('carCode', itemIndex, '') as string);
 			if (!frame.ok) throw fail('Frame Number Tail', frame.value, 'Enter only the last letters and digits of the frame (VIN) number.');
-			const type = checkViolationVehicleType(this.getNodeParameter('carType', itemIndex, '') as string);
+			const type = checkViolationVehicleType(parameters.get('carType', itemIndex, '') as string);
 			if (!type.ok) throw fail('Vehicle Type', type.value, 'Pick a vehicle type from the list (01–24) or leave it Not Specified.');
 			return {
 				params: { carNumber: plate.value, carEngineCode: engine.value, carCode: frame.value, carType: type.value },
-				simplify: this.getNodeParameter('simplify', itemIndex, false) as boolean,
+				simplify: parameters.get('simplify', itemIndex, false) as boolean,
 			};
 		},
 		shareKey: (plan) => client.questionKey('violationQuery', plan.params),
