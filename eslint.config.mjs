@@ -9,7 +9,7 @@ const shipped = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 const communityRules = n8nCommunityNodesPlugin.configs.recommended.rules;
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', 'bench/results/**'] },
+	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', 'bench/results/**', 'bench/.build/**', '**/*.local.ts'] },
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
 	{
 		files: ['**/*.ts'],

@@ -27,6 +27,8 @@ class EngineOnlyNode implements INodeType {
 }
 
 export interface LookupRun {
+	/** Date.now() when the workflow started, on the same clock as the emulator's ledger. */
+	startedAt: number;
 	ms: number;
 	cpuMs: number;
 	items: IDataObject[];
@@ -39,6 +41,7 @@ export async function runLookups(kind: 'telephone' | 'violations' | 'engineOnly'
 			? { name: 'Lookup', type: new DataGatewayVehicle(), parameters: { resource: 'violation', operation: 'query', carNumber: '={{ $json.value }}' } }
 			: { name: 'Lookup', type: kind === 'telephone' ? new DataGatewayTelephone() : new EngineOnlyNode(), parameters: { phoneNumber: '={{ $json.value }}' } };
 	const cpuBefore = process.cpuUsage();
+	const startedAt = Date.now();
 	const started = performance.now();
 	const result = await runWorkflow({
 		steps: [{ ...step, settings: { continueOnFail: true } }],
@@ -49,5 +52,5 @@ export async function runLookups(kind: 'telephone' | 'violations' | 'engineOnly'
 	const cpu = process.cpuUsage(cpuBefore);
 	const items = result.json();
 	if (result.error) throw new Error(`the lookup workflow failed: ${result.error.message}`);
-	return { ms, cpuMs: (cpu.user + cpu.system) / 1000, items, failedItems: items.filter((item) => item.error !== undefined).length };
+	return { startedAt, ms, cpuMs: (cpu.user + cpu.system) / 1000, items, failedItems: items.filter((item) => item.error !== undefined).length };
 }

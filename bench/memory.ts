@@ -1,6 +1,6 @@
-/** Peak RSS of one process that runs 10,000 lookups through the engine; run as a child of bench/run.ts. */
+/** Peak RSS of one process that runs 10,000 lookups through the engine; bench/run.ts bundles it to JavaScript and runs it as a child. */
 import { runLookups } from './lookups';
-import { phones } from './gateway';
+import { phones } from './inputs';
 
 async function main() {
 	const [baseUrl, appCode, count = '10000'] = process.argv.slice(2);

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 
 import { REPO_ROOT } from '../scripts/n8n-runtime';
-import { phones, plates, startEmulatorProcess, type EmulatorProcess } from './gateway';
+import { startEmulatorProcess, type EmulatorProcess } from './gateway';
+import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import { sideBySide, type SideBySideRow } from './sideBySide';
 
@@ -30,11 +31,13 @@ async function throughput(emulator: EmulatorProcess): Promise<Figure> {
 	await emulator.reset();
 	await emulator.setFaults({ latencyMs: 50 });
 	const run = await runLookups('telephone', phones(1000), { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 });
+	const firstCallAt = Math.min(...(await emulator.ledger()).calls.map((call) => call.at));
+	const checksMs = firstCallAt - run.startedAt;
 	const ideal = (1000 * 50) / 10;
 	const ratio = run.ms / ideal;
 	return {
 		name: '1. 1,000 phone lookups, 50 ms latency, concurrency 10',
-		measured: `${Math.round(run.ms)} ms, ${run.failedItems} failed`,
+		measured: `${Math.round(run.ms)} ms, ${run.failedItems} failed; of which ${checksMs} ms before the first call (every item's expression and checks run before anything is paid), so the calls themselves took ${((run.ms - checksMs) / ideal).toFixed(2)} × ideal`,
 		target: `≤ 1.15 × ideal ${ideal} ms`,
 		ratio,
 		limit: 1.15,
@@ -64,57 +67,86 @@ async function rateCap(emulator: EmulatorProcess): Promise<Figure> {
 	};
 }
 
-async function overhead(emulator: EmulatorProcess): Promise<Figure> {
-	await emulator.reset();
-	await emulator.setFaults({});
-	const count = 5000;
-	const valid = phones(count);
-	const node = await runLookups('telephone', valid, { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 });
-
+/** CPU time of a bare undici loop making the same calls: 10 at a time, text and JSON.parse, nothing else. */
+async function bareLoopCpuMs(emulator: EmulatorProcess, tels: string[]): Promise<number> {
 	const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 	const cpuBefore = process.cpuUsage();
 	let next = 0;
 	await Promise.all(
 		Array.from({ length: 10 }, async () => {
-			while (next < count) {
-				const tel = valid[next++];
+			while (next < tels.length) {
+				const tel = tels[next++];
 				const response = await request(`${emulator.url}/telecom/identify?tel=${tel}&appCode=${emulator.demo.memberAppCode}`, { dispatcher: agent });
 				JSON.parse(await response.body.text());
 			}
 		}),
 	);
-	const bare = process.cpuUsage(cpuBefore);
+	const cpu = process.cpuUsage(cpuBefore);
 	await agent.close();
-	const bareMs = (bare.user + bare.system) / 1000;
-	const engine = await runLookups('engineOnly', valid, {});
-	const ratio = node.cpuMs / bareMs;
+	return (cpu.user + cpu.system) / 1000;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function overhead(emulator: EmulatorProcess): Promise<Figure> {
+	await emulator.reset();
+	await emulator.setFaults({});
+	const count = 5000;
+	const tels = phones(count);
+	const credentials = { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 };
+	// Interleaved rounds, median of each: the emulator shares the two cores, so single runs are noisy.
+	const node: number[] = [];
+	const bare: number[] = [];
+	const engine: number[] = [];
+	for (let round = 0; round < 3; round++) {
+		const run = await runLookups('telephone', tels, credentials);
+		if (run.failedItems > 0) throw new Error(`${run.failedItems} lookups failed in the overhead run`);
+		node.push(run.cpuMs);
+		bare.push(await bareLoopCpuMs(emulator, tels));
+		engine.push((await runLookups('engineOnly', tels, {})).cpuMs);
+	}
+	const [nodeMs, bareMs, engineMs] = [median(node), median(bare), median(engine)];
+	const ratio = nodeMs / bareMs;
 	const perItem = (ms: number) => `${((ms / count) * 1000).toFixed(0)} µs/item`;
 	return {
-		name: '4. CPU per item, 5,000 lookups at 0 ms latency',
-		measured: `node ${perItem(node.cpuMs)} (of which n8n's engine alone, reading the same expression per item: ${perItem(engine.cpuMs)}), bare undici loop ${perItem(bareMs)}; node minus engine = ${((node.cpuMs - engine.cpuMs) / bareMs).toFixed(2)} × bare`,
+		name: '4. CPU per item, 5,000 lookups at 0 ms latency (median of 3 rounds)',
+		measured: `node ${perItem(nodeMs)} (of which n8n's engine alone, reading the same expression per item: ${perItem(engineMs)}), bare undici loop ${perItem(bareMs)}; node minus engine = ${((nodeMs - engineMs) / bareMs).toFixed(2)} × bare`,
 		target: '≤ 3 × the bare loop',
 		ratio,
 		limit: 3,
-		pass: ratio <= 3 && node.failedItems === 0,
-		note: `${ratio.toFixed(2)} × bare (the node's figure includes n8n's engine)`,
+		pass: ratio <= 3,
+		note: `${ratio.toFixed(2)} × bare, n8n's engine included`,
 	};
 }
 
+/**
+ * Peak RSS of a process that runs 10,000 lookups. The harness is bundled to plain JavaScript first,
+ * so that the figure is the engine and the package as n8n runs them, without a TypeScript loader.
+ */
 function memory(emulator: EmulatorProcess): Figure {
-	const child = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO_ROOT, 'bench', 'memory.ts'), emulator.url, emulator.demo.memberAppCode, '10000'], {
-		encoding: 'utf8',
-		maxBuffer: 16 * 1024 * 1024,
-	});
-	if (child.status !== 0) throw new Error(`memory run failed: ${child.stderr}`);
-	const result = JSON.parse(child.stdout.trim().split('\n').pop() as string) as { items: number; failedItems: number; maxRssMb: number; baselineMb: number };
+	const bundle = join(REPO_ROOT, 'bench', '.build', 'memory.cjs');
+	const esbuild = spawnSync(
+		join(REPO_ROOT, 'node_modules', '.bin', 'esbuild'),
+		[join(REPO_ROOT, 'bench', 'memory.ts'), '--bundle', '--platform=node', '--format=cjs', `--outfile=${bundle}`, ...['n8n-core', 'n8n-workflow', 'undici', 'zod'].map((name) => `--external:${name}`), '--log-level=warning'],
+		{ stdio: 'inherit' },
+	);
+	if (esbuild.status !== 0) throw new Error('bundling bench/memory.ts failed');
+	type MemoryRun = { items: number; failedItems: number; maxRssMb: number; baselineMb: number };
+	// Peak RSS depends on when V8 collects, so three fresh processes and their median.
+	const runs = Array.from({ length: 3 }, (): MemoryRun => {
+		const child = spawnSync(process.execPath, [bundle, emulator.url, emulator.demo.memberAppCode, '10000'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+		if (child.status !== 0) throw new Error(`memory run failed: ${child.stderr}`);
+		return JSON.parse(child.stdout.trim().split('\n').pop() as string) as MemoryRun;
+	}).sort((a, b) => a.maxRssMb - b.maxRssMb);
+	const result = runs[1];
 	return {
-		name: '5. Peak RSS, 10,000 items in one execution',
-		measured: `${result.maxRssMb} MB (${result.items} items, ${result.failedItems} failed; ${result.baselineMb} MB with n8n-core and the package loaded, before the first item)`,
+		name: '5. Peak RSS, 10,000 items in one execution (median of 3 processes)',
+		measured: `${result.maxRssMb} MB (runs ${runs.map((run) => run.maxRssMb).join(', ')} MB; ${result.items} items, ${runs.reduce((sum, run) => sum + run.failedItems, 0)} failed; ${result.baselineMb} MB with n8n-core and the package loaded, before the first item)`,
 		target: '≤ 200 MB',
 		ratio: result.maxRssMb / 200,
 		limit: 1,
-		pass: result.maxRssMb <= 200 && result.failedItems === 0,
-		note: 'whole process: tsx, n8n-core and the workflow',
+		pass: result.maxRssMb <= 200 && runs.every((run) => run.failedItems === 0),
+		note: 'whole process: n8n-core, the package and the workflow',
 	};
 }
 

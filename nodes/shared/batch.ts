@@ -1,6 +1,8 @@
 import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { sleep } from 'n8n-workflow';
+
 import { asNodeError } from './errors';
 import { executionScope } from './executionScope';
 
@@ -19,6 +21,8 @@ export interface ItemWork<Plan, Result> {
 	/** Items processed at once; the credential's limiter still bounds the gateway calls. */
 	concurrency: number;
 }
+
+const PLAN_SLICE = 250;
 
 type ItemError = NodeApiError | NodeOperationError;
 
@@ -48,6 +52,8 @@ export async function runForEachItem<Plan, Result>(
 
 	// Check every item before the first paid call: a bad item must not leave others half-paid.
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		// Long batches give the event loop a turn now and then: n8n serves other work meanwhile.
+		if (itemIndex > 0 && itemIndex % PLAN_SLICE === 0) await sleep(0);
 		try {
 			plans[itemIndex] = await work.plan(itemIndex);
 		} catch (error) {
