@@ -94,7 +94,12 @@ async function overhead(emulator: EmulatorProcess): Promise<Figure> {
 	const count = 5000;
 	const tels = phones(count);
 	const credentials = { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 };
-	// Interleaved rounds, median of each: the emulator shares the two cores, so single runs are noisy.
+	// One warm-up of each (JIT), then interleaved rounds and the median of each: the emulator
+	// shares the two cores, so single runs are noisy.
+	const warmUp = phones(6000).slice(count);
+	await runLookups('telephone', warmUp, credentials);
+	await bareLoopCpuMs(emulator, warmUp);
+	await runLookups('engineOnly', warmUp, {});
 	const node: number[] = [];
 	const bare: number[] = [];
 	const engine: number[] = [];
