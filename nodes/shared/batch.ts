@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { sleep } from 'n8n-workflow';
 
 import { asNodeError } from './errors';
-import { executionScope } from './executionScope';
+import { executionScope, sharedAnswer } from './executionScope';
 
 export interface ItemWork<Plan, Result> {
 	/** Reads and checks the item's parameters. Throws (naming the field) before anything is paid. */
@@ -68,14 +68,7 @@ export async function runForEachItem<Plan, Result>(
 	const answerFor = (plan: Plan, itemIndex: number): Promise<Result> => {
 		const key = work.shareKey?.(plan);
 		if (key === undefined) return work.execute(plan, itemIndex);
-		let answer = shared.get(key) as Promise<Result> | undefined;
-		if (!answer) {
-			answer = work.execute(plan, itemIndex);
-			shared.set(key, answer);
-			// Failures are not kept: a later run may ask again.
-			answer.catch(() => shared.delete(key));
-		}
-		return answer;
+		return sharedAnswer(shared, key, () => work.execute(plan, itemIndex));
 	};
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];

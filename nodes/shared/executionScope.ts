@@ -13,6 +13,8 @@ export interface SendRecord {
 export class ExecutionScope {
 	readonly lookups = new Map<string, Promise<unknown>>();
 	readonly sends = new Map<string, SendRecord>();
+	/** Creates, updates and deletes of signatures and templates, by item and request. */
+	readonly changes = new Map<string, { outcome: Promise<unknown> }>();
 	touchedAt = Date.now();
 }
 
@@ -35,4 +37,15 @@ export function executionScope(executionId: string): ExecutionScope {
 	}
 	scope.touchedAt = now;
 	return scope;
+}
+
+/** The answer kept under `key`, or a new one from `load`; a failed answer is dropped so a later ask tries again. */
+export function sharedAnswer<T>(answers: Map<string, Promise<unknown>>, key: string, load: () => Promise<T>): Promise<T> {
+	let answer = answers.get(key) as Promise<T> | undefined;
+	if (!answer) {
+		answer = load();
+		answers.set(key, answer);
+		answer.catch(() => answers.delete(key));
+	}
+	return answer;
 }

@@ -76,9 +76,6 @@ export class SmsSendGuard {
 	}
 }
 
-/** Creates, updates and deletes of signatures and templates, per execution scope. */
-const changesByScope = new WeakMap<ExecutionScope, Map<string, { outcome: Promise<unknown> }>>();
-
 /**
  * At most one create, update or delete per item and execution: a re-run by Retry On Fail gets the
  * earlier answer instead of creating a second signature or deleting one that is already gone.
@@ -87,13 +84,7 @@ export class ChangeGuard {
 	private readonly changes: Map<string, { outcome: Promise<unknown> }>;
 
 	constructor(executionId: string) {
-		const scope = scopeOf(executionId);
-		let changes = changesByScope.get(scope);
-		if (!changes) {
-			changes = new Map();
-			changesByScope.set(scope, changes);
-		}
-		this.changes = changes;
+		this.changes = scopeOf(executionId).changes;
 	}
 
 	previous(key: string): Promise<unknown> | undefined {

@@ -10,7 +10,7 @@ import {
 } from '../../../shared/checks/sms';
 import type { callOptions } from '../../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
-import { executionScope } from '../../../shared/executionScope';
+import { executionScope, sharedAnswer } from '../../../shared/executionScope';
 import { sendResultSchema, signatureSchema, templateSchema } from '../../../shared/schemas/sms';
 import { callCertainlyFailed, SmsSendGuard, type SmsLimits } from '../../../shared/smsGuard';
 import {
@@ -277,14 +277,7 @@ interface KnownTexts {
 function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
 	const executionId = run.ctx.getExecutionId?.();
 	if (!executionId) return load();
-	const lookups = executionScope(executionId).lookups;
-	let answer = lookups.get(key) as Promise<T> | undefined;
-	if (!answer) {
-		answer = load();
-		lookups.set(key, answer);
-		answer.catch(() => lookups.delete(key));
-	}
-	return answer;
+	return sharedAnswer(executionScope(executionId).lookups, key, load);
 }
 
 /** Signature and template text: read from the gateway when asked to, otherwise from the options. */
