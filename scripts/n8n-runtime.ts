@@ -5,7 +5,7 @@
  *   npx tsx scripts/n8n-runtime.ts install 2|1|all   install (once) and print the paths
  *   npx tsx scripts/n8n-runtime.ts check 2|1|all     start each with no extensions and prove it serves
  *
- * The install recipe and its traps: /work/shared/notes/n8n-runtime.md.
+ * The install recipe and its traps: ../shared/notes/n8n-runtime.md (beside this repository).
  */
 import { checkRuntime } from './n8n-runtime/check';
 import { CACHE_DIR, ensureRuntime, N8N_VERSIONS, NODE24_VERSION, type N8nLine } from './n8n-runtime/install';
@@ -15,6 +15,7 @@ export type { EnsureOptions, Log, N8nLine, Node24, Runtime } from './n8n-runtime
 export { activateWorkflow, freePort, isWebhookRegistered, n8nCommand, resetUserManagement, runN8nCommand, startN8n } from './n8n-runtime/run';
 export type { CommandResult, N8nEnvironment, RunningN8n, StartOptions } from './n8n-runtime/run';
 export { loginOwner, setupOwner } from './n8n-runtime/owner';
+export { communityNodesDir, installAsCommunityPackage, NODE_TYPE_PREFIX, PACKAGE_NAME, packPackage } from './n8n-runtime/community';
 export type { OwnerAccount } from './n8n-runtime/owner';
 export { checkRuntime } from './n8n-runtime/check';
 

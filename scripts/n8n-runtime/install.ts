@@ -1,6 +1,6 @@
 /**
  * Installs a pinned Node 24 and a pinned n8n of each line from the npm registry into a cache
- * folder, once. The recipe (and why each step is there) is in /work/shared/notes/n8n-runtime.md.
+ * folder, once. The recipe (and why each step is there) is in ../shared/notes/n8n-runtime.md (beside this repository).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';

@@ -23,7 +23,7 @@ export async function freePort(): Promise<number> {
 export interface N8nEnvironment {
 	userFolder: string;
 	/** Folders of built `*.node.js` / `*.credentials.js` files; their types are named `CUSTOM.<name>`. */
-	customExtensions: string[];
+	customExtensions?: string[];
 	/** HTTP port; a free one is picked when absent. */
 	port?: number;
 	/** Extra variables, applied last. */
@@ -43,7 +43,7 @@ function n8nEnv(runtime: Runtime, options: N8nEnvironment, port: number, brokerP
 	};
 	// An empty value would add '' as a folder to scan, so the variable is left out instead.
 	delete env.N8N_CUSTOM_EXTENSIONS;
-	if (options.customExtensions.length > 0) env.N8N_CUSTOM_EXTENSIONS = options.customExtensions.join(';');
+	if (options.customExtensions?.length) env.N8N_CUSTOM_EXTENSIONS = options.customExtensions.join(';');
 	return { ...env, ...options.extraEnv, ...options.env };
 }
 
