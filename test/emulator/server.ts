@@ -16,7 +16,7 @@ import {
 import { CODES } from './codes';
 import { Ledger } from './ledger';
 import * as samples from './samples';
-import { SmsState, type Answer, type SmsLimits } from './sms';
+import { SmsState, type Answer, type PendingKind, type SmsLimits } from './sms';
 
 export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang';
 
@@ -61,6 +61,8 @@ export interface Emulator {
 	clearFaults(): void;
 	configure(config: Partial<EmulatorConfig>): void;
 	config(): EmulatorConfig;
+	/** Ends every pending review or delivery now, as if its delay had passed: tests wait on no timer. */
+	finishPending(kind: PendingKind): void;
 	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
 	callbacks(): Array<{ action: string; status: number | string }>;
 	reset(): void;
@@ -108,20 +110,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	}
 
 	const ledger = new Ledger();
-	const timers = new Set<NodeJS.Timeout>();
+	const timers = new Map<NodeJS.Timeout, { kind: PendingKind; run: () => void }>();
 	const sockets = new Set<Socket>();
 	const sentCallbacks: Array<{ action: string; status: number | string }> = [];
 	let faults: Faults = {};
 	const quotaUsed = new Map<string, number>();
 	const acceptedTimes = new Map<string, number[]>();
 
-	const schedule = (delayMs: number, run: () => void) => {
+	const schedule = (delayMs: number, run: () => void, kind: PendingKind) => {
 		const timer = setTimeout(() => {
 			timers.delete(timer);
 			run();
 		}, delayMs);
 		timer.unref();
-		timers.add(timer);
+		timers.set(timer, { kind, run });
+	};
+	const finishPending = (kind: PendingKind) => {
+		for (const [timer, pending] of [...timers]) {
+			if (pending.kind !== kind) continue;
+			clearTimeout(timer);
+			timers.delete(timer);
+			pending.run();
+		}
 	};
 
 	// SmsState reads `config` live, so configure() changes delays, share and limits at once.
@@ -301,6 +311,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 				return json(response, 200, { ...config, demo: emulator.demo });
 			case 'GET callbacks':
 				return json(response, 200, sentCallbacks);
+			case 'POST finish/reviews':
+				finishPending('review');
+				return json(response, 200, { ok: true });
+			case 'POST finish/deliveries':
+				finishPending('delivery');
+				return json(response, 200, { ok: true });
 			case 'POST reset':
 				emulator.reset();
 				return json(response, 200, { ok: true });
@@ -370,6 +386,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			Object.assign(config, next, next.smsLimits ? { smsLimits: { ...config.smsLimits, ...next.smsLimits } } : {});
 		},
 		config: () => ({ ...config }),
+		finishPending,
 		callbacks: () => [...sentCallbacks],
 		reset: () => {
 			ledger.reset();
@@ -380,7 +397,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			sentCallbacks.length = 0;
 		},
 		close: async () => {
-			for (const timer of timers) clearTimeout(timer);
+			for (const timer of timers.keys()) clearTimeout(timer);
 			timers.clear();
 			for (const socket of sockets) socket.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,7 +6,7 @@ import { callOptions, gatewayClient } from '../../shared/client';
 import { checkTelephoneNumber } from '../../shared/checks/phone';
 import { inputError } from '../../shared/errors';
 import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/schemas/telephone';
-import { htmlToText, toCount } from '../../shared/simplify';
+import { flagFromIszhapian, htmlToText, toCount } from '../../shared/simplify';
 import { simplifyProperty } from '../../shared/description';
 
 export const description: INodeProperties[] = [
@@ -27,7 +27,7 @@ export const description: INodeProperties[] = [
 export function simplifyIdentity(identity: TelephoneIdentity): IDataObject {
 	return {
 		...identity,
-		isFlagged: identity.iszhapian === undefined || identity.iszhapian === null ? null : identity.iszhapian === 1,
+		isFlagged: flagFromIszhapian(identity.iszhapian),
 		rpt_cnt: toCount(identity.rpt_cnt),
 		countDescText: htmlToText(identity.countDesc),
 	} as IDataObject;
