@@ -19,8 +19,10 @@ export function redactSecret(text: string, secret: string | undefined): string {
 	const forms = formsOf(secret);
 	let result = text;
 	for (const form of forms) result = result.split(form).join(REDACTED);
-	for (const form of forms) {
-		for (let length = form.length - 1; length >= MIN_FRAGMENT; length--) {
+	// Longest pieces first across all encodings, so a short piece of one form cannot hide a longer one of another.
+	for (let length = forms[0].length - 1; length >= MIN_FRAGMENT; length--) {
+		for (const form of forms) {
+			if (length >= form.length) continue;
 			const head = form.slice(0, length);
 			if (result.includes(head)) result = result.split(head).join(REDACTED);
 			const tail = form.slice(form.length - length);

@@ -117,7 +117,7 @@ const CONNECTION_PROBLEMS: Record<string, string> = {
 	ENETUNREACH: 'the gateway cannot be reached from this network',
 };
 
-function connectionProblem(code: string | undefined, error: unknown): string {
+export function connectionProblem(code: string | undefined, error: unknown): string {
 	const known = code === undefined ? undefined : CONNECTION_PROBLEMS[code];
 	if (known) return `${known} (${code})`;
 	const detail = code ?? (error instanceof Error && error.message ? error.message : 'unknown error');
@@ -219,6 +219,7 @@ export class GatewayClient {
 			try {
 				release = await this.limiter.acquire(options.signal, deadline);
 			} catch (error) {
+				if (options.signal?.aborted) throw this.failure(operation, 'cancelled', 'the execution was cancelled');
 				if (!(error instanceof LimiterWaitTooLong)) throw error;
 				throw this.failure(operation, 'http-status', `${error.message}, longer than the time left for this item (Timeout ${seconds(budgetMs)} s, ${attempt - 1} ${plural(attempt - 1, 'attempt')} made)`, {
 					httpStatus: 429,
@@ -262,7 +263,12 @@ export class GatewayClient {
 					this.settings.appCode,
 				),
 			);
-			await abortableSleep(wait, options.signal);
+			try {
+				await abortableSleep(wait, options.signal);
+			} catch (error) {
+				if (options.signal?.aborted) throw this.failure(operation, 'cancelled', 'the execution was cancelled');
+				throw error;
+			}
 		}
 	}
 

@@ -18,7 +18,7 @@ import { Ledger } from './ledger';
 import * as samples from './samples';
 import { SmsState, type Answer, type PendingKind, type SmsLimits } from './sms';
 
-export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang';
+export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang' | 'echo';
 
 export interface FaultStep {
 	kind: FaultKind;
@@ -27,6 +27,12 @@ export interface FaultStep {
 	retryAfterSeconds?: number;
 	/** Only requests to this path; every gateway path when absent. */
 	path?: string;
+	/**
+	 * `echo`: a 500 whose text body is this many filler characters, then the request line and the
+	 * Authorization header, as careless gateways and proxies write them; `cutAt` shortens that body.
+	 */
+	fillerChars?: number;
+	cutAt?: number;
 }
 
 export interface Faults {
@@ -61,8 +67,8 @@ export interface Emulator {
 	clearFaults(): void;
 	configure(config: Partial<EmulatorConfig>): void;
 	config(): EmulatorConfig;
-	/** Ends every pending review or delivery now, as if its delay had passed: tests wait on no timer. */
-	finishPending(kind: PendingKind): void;
+	/** Ends pending reviews or deliveries now (all, or those of one ID), as if the delay had passed: tests wait on no timer. */
+	finishPending(kind: PendingKind, id?: string): void;
 	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
 	callbacks(): Array<{ action: string; status: number | string }>;
 	reset(): void;
@@ -110,24 +116,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	}
 
 	const ledger = new Ledger();
-	const timers = new Map<NodeJS.Timeout, { kind: PendingKind; run: () => void }>();
+	const timers = new Map<NodeJS.Timeout, { kind: PendingKind; id: string; run: () => void }>();
 	const sockets = new Set<Socket>();
 	const sentCallbacks: Array<{ action: string; status: number | string }> = [];
 	let faults: Faults = {};
 	const quotaUsed = new Map<string, number>();
 	const acceptedTimes = new Map<string, number[]>();
 
-	const schedule = (delayMs: number, run: () => void, kind: PendingKind) => {
+	const schedule = (delayMs: number, run: () => void, kind: PendingKind, id: string) => {
 		const timer = setTimeout(() => {
 			timers.delete(timer);
 			run();
 		}, delayMs);
 		timer.unref();
-		timers.set(timer, { kind, run });
+		timers.set(timer, { kind, id, run });
 	};
-	const finishPending = (kind: PendingKind) => {
+	const finishPending = (kind: PendingKind, id?: string) => {
 		for (const [timer, pending] of [...timers]) {
-			if (pending.kind !== kind) continue;
+			if (pending.kind !== kind || (id !== undefined && pending.id !== id)) continue;
 			clearTimeout(timer);
 			timers.delete(timer);
 			pending.run();
@@ -182,8 +188,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		return undefined;
 	}
 
-	function writeFault(step: FaultStep, response: ServerResponse) {
+	function writeFault(step: FaultStep, request: IncomingMessage, response: ServerResponse) {
 		switch (step.kind) {
+			case 'echo': {
+				const echoed = `${'.'.repeat(step.fillerChars ?? 0)}${request.method} ${request.url} Authorization: ${request.headers.authorization ?? ''}`;
+				response.writeHead(500, { 'content-type': 'text/plain' });
+				return response.end(step.cutAt === undefined ? echoed : echoed.slice(0, step.cutAt));
+			}
 			case '500':
 				return json(response, 500, { code: 500, message: 'internal error' });
 			case '502':
@@ -289,7 +300,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		return lookup(path, query, account);
 	}
 
-	async function admin(path: string, request: IncomingMessage, response: ServerResponse) {
+	async function admin(path: string, request: IncomingMessage, response: ServerResponse, query: URLSearchParams) {
 		const body = request.method === 'PUT' || request.method === 'PATCH' ? JSON.parse((await readBody(request)) || '{}') : undefined;
 		const route = `${request.method} ${path.slice(ADMIN_PREFIX.length)}`;
 		switch (route) {
@@ -312,10 +323,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			case 'GET callbacks':
 				return json(response, 200, sentCallbacks);
 			case 'POST finish/reviews':
-				finishPending('review');
+				finishPending('review', query.get('id') ?? undefined);
 				return json(response, 200, { ok: true });
 			case 'POST finish/deliveries':
-				finishPending('delivery');
+				finishPending('delivery', query.get('id') ?? undefined);
 				return json(response, 200, { ok: true });
 			case 'POST reset':
 				emulator.reset();
@@ -326,7 +337,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
 	async function handle(request: IncomingMessage, response: ServerResponse) {
 		const url = new URL(request.url ?? '/', 'http://emulator');
-		if (url.pathname.startsWith(ADMIN_PREFIX)) return admin(url.pathname, request, response);
+		if (url.pathname.startsWith(ADMIN_PREFIX)) return admin(url.pathname, request, response, url.searchParams);
 		const known = Object.values(OPERATIONS).some((operation) => operation.path === url.pathname);
 		if (!known) return json(response, 404, { code: 404, message: 'not found' });
 
@@ -338,7 +349,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		const step = takeFault(url.pathname);
 		if (step) {
 			ledger.record({ path: url.pathname, account: label, code: null, kind: step.kind === '429' ? 'rejected429' : 'faulted', billed: false, costYuan: 0 });
-			return writeFault(step, response);
+			return writeFault(step, request, response);
 		}
 		const retryAfter = overRateCap(label);
 		if (retryAfter !== undefined) {

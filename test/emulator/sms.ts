@@ -57,7 +57,7 @@ export interface SmsEvents {
 	/** Called when a delivered message becomes billable. */
 	delivered(segments: number): void;
 	/** Runs `run` after the delay, or earlier when a test finishes that kind of pending work. */
-	schedule(delayMs: number, run: () => void, kind: PendingKind): void;
+	schedule(delayMs: number, run: () => void, kind: PendingKind, id: string): void;
 }
 
 /** China local time, the format of the spec's samples. */
@@ -130,7 +130,7 @@ export class SmsState {
 			object.update_time = gatewayTime();
 			// The spec sends templates under the key `sign` too.
 			this.events.emit(action, { action, sign: this.publicFields(object, true) });
-		}, 'review');
+		}, 'review', object.id);
 	}
 
 	addSign(query: URLSearchParams): Answer {
@@ -252,7 +252,7 @@ export class SmsState {
 			segments: messageSize(signature.name, content).segments,
 		};
 		this.tasks.set(task.id, task);
-		this.events.schedule(this.settings.deliveryDelayMs, () => this.deliver(task), 'delivery');
+		this.events.schedule(this.settings.deliveryDelayMs, () => this.deliver(task), 'delivery', task.id);
 		return ok({ id: task.id });
 	}
 

@@ -13,7 +13,7 @@ const PLATES = [
 	new RegExp(`^[${PROVINCES}][A-Z][A-Z0-9]{4}[学警挂港澳领试超]$`),
 	// Embassy plates: 使 and 6 digits; consulate plates also as province, 6 digits, 领.
 	/^使\d{6}$/,
-	new RegExp(`^[${PROVINCES}]\d{6}领$`),
+	new RegExp(`^[${PROVINCES}][0-9]{6}领$`),
 	// Armed police: WJ, optionally a province, 5 letters or digits (the last may be a branch character).
 	new RegExp(`^WJ[${PROVINCES}]?[0-9]{4}[0-9A-Z消边通森金警电]$`),
 	// Military: two letters, 5 digits.
