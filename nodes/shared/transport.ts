@@ -29,6 +29,8 @@ const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 10_000;
 /** A Retry-After longer than this fails the item instead of stalling the execution. */
 const MAX_RETRY_AFTER_MS = 60_000;
+/** The least time left for which a retry is still made. */
+const MIN_ATTEMPT_MS = 500;
 
 function positiveNumber(value: unknown, fallback: number): number {
 	const number = Number(value);
@@ -212,15 +214,17 @@ export class GatewayClient {
 		const { idempotent } = OPERATIONS[operation];
 		const maxAttempts = idempotent ? 1 + this.settings.maxRetries : 1;
 		const budgetMs = this.settings.timeoutMs;
+		// A retry that could get only a sliver of time would be paid for and cut off: it is not made.
+		const minAttemptMs = Math.min(MIN_ATTEMPT_MS, budgetMs / 4);
 		let deadline: number | undefined;
 
 		for (let attempt = 1; ; attempt++) {
 			let release: () => void;
 			try {
-				release = await this.limiter.acquire(options.signal, deadline);
+				release = await this.limiter.acquire(options.signal, deadline === undefined ? undefined : deadline - minAttemptMs);
 			} catch (error) {
-				if (options.signal?.aborted) throw this.failure(operation, 'cancelled', 'the execution was cancelled');
-				if (!(error instanceof LimiterWaitTooLong)) throw error;
+				// The wait ends early only for a deadline or a cancelled execution.
+				if (!(error instanceof LimiterWaitTooLong)) throw this.failure(operation, 'cancelled', 'the execution was cancelled');
 				throw this.failure(operation, 'http-status', `${error.message}, longer than the time left for this item (Timeout ${seconds(budgetMs)} s, ${attempt - 1} ${plural(attempt - 1, 'attempt')} made)`, {
 					httpStatus: 429,
 					hint: RATE_LIMITED_HINT,
@@ -254,7 +258,7 @@ export class GatewayClient {
 				);
 			}
 			const wait = retryAfterMs ?? backoffDelay(attempt);
-			if (!result.retryable || attempt >= maxAttempts || wait >= left) {
+			if (!result.retryable || attempt >= maxAttempts || wait + minAttemptMs > left) {
 				throw this.finalFailure(failure, attempt, budgetMs, deadline);
 			}
 			options.logger?.debug(
@@ -265,9 +269,8 @@ export class GatewayClient {
 			);
 			try {
 				await abortableSleep(wait, options.signal);
-			} catch (error) {
-				if (options.signal?.aborted) throw this.failure(operation, 'cancelled', 'the execution was cancelled');
-				throw error;
+			} catch {
+				throw this.failure(operation, 'cancelled', 'the execution was cancelled');
 			}
 		}
 	}
