@@ -27,6 +27,8 @@ export interface FaultStep {
 	retryAfterSeconds?: number;
 	/** Only requests to this path; every gateway path when absent. */
 	path?: string;
+	/** Lets this many matching requests through untouched before the fault applies. */
+	skip?: number;
 	/**
 	 * `echo`: a 500 whose text body is this many filler characters, then the request line and the
 	 * Authorization header, as careless gateways and proxies write them; `cutAt` shortens that body.
@@ -40,6 +42,8 @@ export interface Faults {
 	sequence?: FaultStep[];
 	/** Above this many requests per second per appCode, answer 429 with Retry-After. */
 	rateCapPerSecond?: number;
+	/** The window of the rate cap (default 1000 ms); a long one lets tests hit the cap without racing the clock. */
+	rateCapWindowMs?: number;
 }
 
 export interface EmulatorConfig {
@@ -173,17 +177,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
 	function takeFault(path: string): FaultStep | undefined {
 		const step = faults.sequence?.find((candidate) => (candidate.count ?? 1) > 0 && (!candidate.path || candidate.path === path));
-		if (step) step.count = (step.count ?? 1) - 1;
+		if (!step) return undefined;
+		if (step.skip) {
+			step.skip--;
+			return undefined;
+		}
+		step.count = (step.count ?? 1) - 1;
 		return step;
 	}
 
 	function overRateCap(account: string): number | undefined {
 		const cap = faults.rateCapPerSecond;
 		if (!cap) return undefined;
+		const windowMs = faults.rateCapWindowMs ?? 1000;
 		const now = Date.now();
-		const times = (acceptedTimes.get(account) ?? []).filter((time) => now - time < 1000);
+		const times = (acceptedTimes.get(account) ?? []).filter((time) => now - time < windowMs);
 		acceptedTimes.set(account, times);
-		if (times.length >= cap) return Math.max(1, Math.ceil((times[0] + 1000 - now) / 1000));
+		if (times.length >= cap) return Math.max(1, Math.ceil((times[0] + windowMs - now) / 1000));
 		times.push(now);
 		return undefined;
 	}
