@@ -20,7 +20,7 @@ const PROBE_STEP = 1.05;
 /** Thrown by `acquire` when the start would come after the caller's deadline: it does not wait in vain. */
 export class LimiterWaitTooLong extends Error {
 	constructor(readonly waitMs: number) {
-		super(`calls with this credential are paused for another ${Math.ceil(waitMs / 1000)} s after a 429`);
+		super(`calls with this credential are held back for another ${Math.ceil(waitMs / 1000)} s`);
 		this.name = 'LimiterWaitTooLong';
 	}
 }

@@ -217,18 +217,19 @@ export class GatewayClient {
 		// A retry that could get only a sliver of time would be paid for and cut off: it is not made.
 		const minAttemptMs = Math.min(MIN_ATTEMPT_MS, budgetMs / 4);
 		let deadline: number | undefined;
+		let lastFailure: GatewayFailure | undefined;
 
 		for (let attempt = 1; ; attempt++) {
 			let release: () => void;
 			try {
 				release = await this.limiter.acquire(options.signal, deadline === undefined ? undefined : deadline - minAttemptMs);
 			} catch (error) {
-				// The wait ends early only for a deadline or a cancelled execution.
-				if (!(error instanceof LimiterWaitTooLong)) throw this.failure(operation, 'cancelled', 'the execution was cancelled');
-				throw this.failure(operation, 'http-status', `${error.message}, longer than the time left for this item (Timeout ${seconds(budgetMs)} s, ${attempt - 1} ${plural(attempt - 1, 'attempt')} made)`, {
-					httpStatus: 429,
-					hint: RATE_LIMITED_HINT,
-				});
+				// The wait ends early only for a cancelled execution, or for a retry (there is a deadline only
+				// after the first attempt) that the limiter would start too late: the last failure stands.
+				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
+					throw this.finalFailure(lastFailure, attempt - 1, budgetMs, deadline);
+				}
+				throw this.failure(operation, 'cancelled', 'the execution was cancelled');
 			}
 			deadline ??= Date.now() + budgetMs;
 			let result: AttemptResult;
@@ -243,6 +244,7 @@ export class GatewayClient {
 				return this.readEnvelope(operation, result.envelope, schema, attempt);
 			}
 			const failure = result.failure as GatewayFailure;
+			lastFailure = failure;
 			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
 			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
 			if (failure.httpStatus === 429) this.limiter.onThrottled(Math.min(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs()));

@@ -226,6 +226,17 @@ describe('gateway transport against the emulator over HTTP', () => {
 		if (attempts > 1) expect(failure.message).toMatch(new RegExp(`\\(${attempts} attempts over \\d+(\\.\\d)? s\\)$`));
 	});
 
+	it('a retry the rate limit would start after the Timeout is not waited for: the last failure stands', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '500', count: 1 }] });
+		// One call every 4 s, and 1 s for the whole item: the retry could not start in time.
+		const failure = await failureOf(
+			client({ timeoutMs: 1000, maxRetries: 3, limiter: { maxConcurrent: 4, maxPerSecond: 0.25 } }, { ownLimiter: true }).call('telephoneIdentify', { tel: '13800138002' }, passthrough),
+		);
+		expect(failure.httpStatus).toBe(500);
+		expect(failure.message).toMatch(/^the gateway answered HTTP 500/);
+		expect((await callsTo('/telecom/identify')).calls).toBe(1);
+	});
+
 	it('stops waiting when the execution is cancelled', async () => {
 		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 1 }] });
 		const controller = new AbortController();

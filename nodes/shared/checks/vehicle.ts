@@ -19,6 +19,9 @@ const PLATES = [
 	// Military: two letters, 5 digits.
 	/^[VKHBSLJNGCQZE][A-Z]\d{5}$/,
 ];
+/** The plate field's description, shared by the operations that take a plate. */
+export const PLATE_FIELD_DESCRIPTION =
+	'The plate: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345; also forms ending in 学, 警, 挂, 港, 澳, 领 or 试 (京A1234学), embassy (使123456), armed police (WJ京12345) and military plates';
 const PLATE_PREFIX = new RegExp(`^[${PLATE_PREFIXES}][A-Z]?$`);
 const PLATE_SEPARATORS = /[\s·•.\-]/g;
 
