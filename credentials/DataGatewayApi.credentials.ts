@@ -60,7 +60,8 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: DEFAULT_TIMEOUT_SECONDS,
-			description: 'How long to wait for one answer before giving up on it',
+			description:
+				'The longest one item\'s call may take, retries and the waits between them included (waiting for a free slot before the first attempt is not counted). A gateway that never answers fails the item after this time, with the number of attempts made.',
 		},
 		{
 			displayName: 'Max Retries',
@@ -69,7 +70,7 @@ export class DataGatewayApi implements ICredentialType {
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: DEFAULT_MAX_RETRIES,
 			description:
-				'Extra attempts for lookups and queries after a network error, HTTP 5xx or 429. Sends, creates, updates and deletes are never retried.',
+				'Extra attempts for lookups and queries after a network error, HTTP 5xx or 429, made only while the Timeout leaves time for them. Sends, creates, updates and deletes are never retried.',
 		},
 		{
 			displayName: 'Max Concurrent Requests',
@@ -86,7 +87,7 @@ export class DataGatewayApi implements ICredentialType {
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: DEFAULT_LIMITER_SETTINGS.maxPerSecond,
 			description:
-				'0 finds the rate by itself: when the gateway answers 429 it waits for Retry-After and settles just below that rate',
+				'0 finds the rate by itself: when the gateway answers 429 it waits for Retry-After (at most the Timeout, and never more than 60 s) and settles just below that rate',
 		},
 	];
 }

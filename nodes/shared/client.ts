@@ -7,6 +7,7 @@ import type {
 import { z } from 'zod/v4';
 
 import { GatewayFailure } from './errors';
+import { redactSecret } from './redact';
 import { GatewayClient, settingsFromCredentials } from './transport';
 
 export const CREDENTIAL_NAME = 'dataGatewayApi';
@@ -36,7 +37,8 @@ export async function testGatewayCredential(
 	if (!/^https?:\/\/[^/\s]+/i.test(settings.baseUrl)) {
 		return { status: 'Error', message: 'Base URL must start with http:// or https://, for example https://gateway.example.com' };
 	}
-	const client = new GatewayClient({ ...settings, maxRetries: 0 });
+	// Its own limiter: the test answers at once even while a 429 has paused the credential's calls.
+	const client = new GatewayClient({ ...settings, maxRetries: 0 }, { ownLimiter: true });
 	try {
 		await client.call('violationSupport', { preCarNum: '京' }, z.unknown());
 		return { status: 'OK', message: 'Connection successful: the gateway accepted the appCode' };
@@ -47,7 +49,7 @@ export async function testGatewayCredential(
 				message: `The gateway refused the appCode (code ${error.gatewayCode}: ${error.message}). Check the App Code and that the account is active.`,
 			};
 		}
-		const text = error instanceof Error ? error.message : String(error);
+		const text = redactSecret(error instanceof Error ? error.message : String(error), settings.appCode);
 		return { status: 'Error', message: `Could not reach the gateway at the Base URL: ${text}` };
 	}
 }

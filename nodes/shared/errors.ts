@@ -1,6 +1,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { INode, JsonObject } from 'n8n-workflow';
 
+import { redactKnownSecrets } from './redact';
 import { OPERATIONS, type OperationName } from './spec';
 
 /** Why a gateway call failed; decides the message, the hint and whether a retry may help. */
@@ -78,14 +79,28 @@ export function toNodeApiError(node: INode, failure: GatewayFailure, itemIndex: 
 	return error;
 }
 
-/** Any error of one item as the node error n8n shows: gateway failures keep their operation and code. */
+/** Masks the appCodes in the texts n8n shows and stores for an item's error. */
+function redactNodeError<T extends NodeApiError | NodeOperationError>(error: T): T {
+	error.message = redactKnownSecrets(error.message);
+	if (typeof error.description === 'string') error.description = redactKnownSecrets(error.description);
+	for (const [key, value] of Object.entries(error.context)) {
+		if (typeof value === 'string') error.context[key] = redactKnownSecrets(value);
+	}
+	if (typeof error.stack === 'string') error.stack = redactKnownSecrets(error.stack);
+	return error;
+}
+
+/**
+ * Any error of one item as the node error n8n shows: gateway failures keep their operation and
+ * code. Every text is redacted here as well, whatever made it.
+ */
 export function asNodeError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
-	if (error instanceof GatewayFailure) return toNodeApiError(node, error, itemIndex);
+	if (error instanceof GatewayFailure) return redactNodeError(toNodeApiError(node, error, itemIndex));
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		error.context.itemIndex ??= itemIndex;
-		return error;
+		return redactNodeError(error);
 	}
-	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), { itemIndex });
+	return redactNodeError(new NodeOperationError(node, error instanceof Error ? error.message : String(error), { itemIndex }));
 }
 
 /** A local input check that failed: names the item and the field, and says how to fix it. */

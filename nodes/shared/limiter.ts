@@ -17,10 +17,19 @@ const BACKOFF_FACTOR = 0.95;
 const PROBE_INTERVAL_MS = 5000;
 const PROBE_STEP = 1.05;
 
+/** Thrown by `acquire` when the start would come after the caller's deadline: it does not wait in vain. */
+export class LimiterWaitTooLong extends Error {
+	constructor(readonly waitMs: number) {
+		super(`calls with this credential are held back for another ${Math.ceil(waitMs / 1000)} s`);
+		this.name = 'LimiterWaitTooLong';
+	}
+}
+
 /**
  * Concurrency plus requests-per-second for one credential. The gateway's real cap is not
- * published, so when it answers 429 the limiter pauses everyone for Retry-After and settles
- * just under the rate it had achieved, instead of hammering the appCode with rejected calls.
+ * published, so when it answers 429 the limiter pauses everyone for Retry-After (capped by the
+ * caller at what the transport would wait) and settles just under the rate it had achieved,
+ * instead of hammering the appCode with rejected calls.
  */
 export class GatewayLimiter {
 	private settings: LimiterSettings;
@@ -50,8 +59,16 @@ export class GatewayLimiter {
 		return Math.min(fixed, this.learnedPerSecond);
 	}
 
-	/** Waits for a slot and a start time; the caller must call the returned release exactly once. */
-	async acquire(signal?: AbortSignal): Promise<() => void> {
+	/** How long a call would wait now for the pause after a 429 to end; 0 when not paused. */
+	get pausedForMs(): number {
+		return Math.max(0, this.pausedUntil - Date.now());
+	}
+
+	/**
+	 * Waits for a slot and a start time; the caller must call the returned release exactly once.
+	 * With a deadline (epoch ms), a start that would come later rejects at once with LimiterWaitTooLong.
+	 */
+	async acquire(signal?: AbortSignal, deadline?: number): Promise<() => void> {
 		// Fast path, taken by almost every call of a batch: a free slot and no wait.
 		if (this.inFlight < Math.max(1, this.settings.maxConcurrent) && this.msUntilStart() === 0) {
 			this.inFlight++;
@@ -60,7 +77,7 @@ export class GatewayLimiter {
 		await this.takeConcurrencySlot(signal);
 		let started = false;
 		try {
-			await this.waitForStartTime(signal);
+			await this.waitForStartTime(signal, deadline);
 			started = true;
 		} finally {
 			if (!started) this.releaseSlot(); // cancelled while waiting: give the slot back
@@ -77,10 +94,10 @@ export class GatewayLimiter {
 		};
 	}
 
-	/** The gateway said 429: pause all requests for Retry-After and lower the rate once per spell. */
-	onThrottled(retryAfterMs: number) {
+	/** The gateway said 429: pause all requests for `pauseMs` and lower the rate once per spell. */
+	onThrottled(pauseMs: number) {
 		const now = Date.now();
-		this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
 		if (now - this.lastThrottleAt < 1000) return;
 		this.lastThrottleAt = now;
 		this.lastProbeAt = now;
@@ -137,9 +154,10 @@ export class GatewayLimiter {
 		return 0;
 	}
 
-	private async waitForStartTime(signal?: AbortSignal) {
+	private async waitForStartTime(signal?: AbortSignal, deadline?: number) {
 		// Re-check after sleeping: a 429 elsewhere may have moved the pause or the rate.
 		for (let wait = this.msUntilStart(); wait > 0; wait = this.msUntilStart()) {
+			if (deadline !== undefined && Date.now() + wait > deadline) throw new LimiterWaitTooLong(wait);
 			await abortableSleep(wait, signal);
 		}
 	}

@@ -50,3 +50,10 @@ export function toCount(value: unknown): number | null {
 	if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
 	return null;
 }
+
+/** `iszhapian`: 1 is flagged, 0 is not; any other value (missing, null, 2, text) is unknown, so null. */
+export function flagFromIszhapian(value: unknown): boolean | null {
+	if (value === 1 || value === '1') return true;
+	if (value === 0 || value === '0') return false;
+	return null;
+}

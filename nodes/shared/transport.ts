@@ -5,8 +5,8 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import type { z } from 'zod/v4';
 
 import { GatewayFailure, type GatewayFailureKind } from './errors';
-import { DEFAULT_LIMITER_SETTINGS, limiterFor, type GatewayLimiter, type LimiterSettings } from './limiter';
-import { redactSecret } from './redact';
+import { DEFAULT_LIMITER_SETTINGS, GatewayLimiter, LimiterWaitTooLong, limiterFor, type LimiterSettings } from './limiter';
+import { redactSecret, rememberSecret } from './redact';
 import { describeSchemaProblem, envelopeSchema } from './schemas/envelope';
 import { abortableSleep } from './sleep';
 import { OPERATIONS, type OperationName } from './spec';
@@ -29,6 +29,8 @@ const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 10_000;
 /** A Retry-After longer than this fails the item instead of stalling the execution. */
 const MAX_RETRY_AFTER_MS = 60_000;
+/** The least time left for which a retry is still made. */
+const MIN_ATTEMPT_MS = 500;
 
 function positiveNumber(value: unknown, fallback: number): number {
 	const number = Number(value);
@@ -103,6 +105,27 @@ const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 
 
 const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
+/** What a connection error means, in words first; its code follows in parentheses for searching. */
+const CONNECTION_PROBLEMS: Record<string, string> = {
+	ECONNRESET: 'the connection was closed by the gateway before it answered',
+	UND_ERR_SOCKET: 'the connection was closed by the gateway before it answered',
+	EPIPE: 'the connection was closed by the gateway before it answered',
+	ECONNREFUSED: 'the gateway refused the connection: nothing answers at the host and port of the Base URL',
+	ENOTFOUND: 'the host name of the Base URL could not be found (DNS)',
+	EAI_AGAIN: 'the host name of the Base URL could not be looked up just now (DNS)',
+	UND_ERR_CONNECT_TIMEOUT: 'the connection to the gateway could not be opened in time',
+	ETIMEDOUT: 'the connection to the gateway could not be opened in time',
+	EHOSTUNREACH: 'the gateway cannot be reached from this network',
+	ENETUNREACH: 'the gateway cannot be reached from this network',
+};
+
+export function connectionProblem(code: string | undefined, error: unknown): string {
+	const known = code === undefined ? undefined : CONNECTION_PROBLEMS[code];
+	if (known) return `${known} (${code})`;
+	const detail = code ?? (error instanceof Error && error.message ? error.message : 'unknown error');
+	return `the connection to the gateway failed (${detail})`;
+}
+
 function errorCode(error: unknown): string | undefined {
 	const withCode = error as { code?: string; cause?: { code?: string } } | undefined;
 	return withCode?.code ?? withCode?.cause?.code;
@@ -133,6 +156,17 @@ function looksLikeHtml(text: string) {
 	return /^\s*</.test(text);
 }
 
+function seconds(ms: number): string {
+	return String(Math.round(ms / 100) / 10);
+}
+
+function plural(count: number, noun: string) {
+	return count === 1 ? noun : `${noun}s`;
+}
+
+const RATE_LIMITED_HINT = 'The gateway is rate-limiting this appCode. Lower "Max Requests per Second" in the credential, or run the item again later.';
+
+/** Shortens text that has already been redacted: a cut must not leave part of the appCode. */
 function shorten(text: string, max = 200) {
 	const flat = text.replace(/\s+/g, ' ').trim();
 	return flat.length > max ? `${flat.slice(0, max)}…` : flat;
@@ -149,9 +183,14 @@ export class GatewayClient {
 	/** Identifies the account without holding the appCode itself. */
 	private readonly accountKey: string;
 
-	constructor(settings: GatewaySettings) {
+	/**
+	 * `ownLimiter` gives the client a limiter of its own instead of the credential's shared one:
+	 * the credential test must answer at once, never wait behind a pause other calls caused.
+	 */
+	constructor(settings: GatewaySettings, { ownLimiter = false }: { ownLimiter?: boolean } = {}) {
 		this.settings = settings;
-		this.limiter = limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
+		rememberSecret(settings.appCode);
+		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
 		this.accountKey = createHash('sha256').update(`${settings.baseUrl}\n${settings.appCode}`).digest('hex').slice(0, 16);
 	}
 
@@ -160,6 +199,12 @@ export class GatewayClient {
 		return `${this.accountKey}|${operation}|${buildQueryString(params)}`;
 	}
 
+	/**
+	 * One item's call. The credential's Timeout bounds it whole, retries and waits included: the
+	 * clock starts when the first attempt gets its turn, each attempt gets what is left, and a
+	 * retry happens only while time remains for it. Waiting for a turn before the first attempt
+	 * (concurrency, rate, a pause after a 429) is not counted.
+	 */
 	async call<Schema extends z.ZodType>(
 		operation: OperationName,
 		params: Record<string, QueryValue>,
@@ -168,12 +213,28 @@ export class GatewayClient {
 	): Promise<GatewayAnswer<z.output<Schema>>> {
 		const { idempotent } = OPERATIONS[operation];
 		const maxAttempts = idempotent ? 1 + this.settings.maxRetries : 1;
+		const budgetMs = this.settings.timeoutMs;
+		// A retry that could get only a sliver of time would be paid for and cut off: it is not made.
+		const minAttemptMs = Math.min(MIN_ATTEMPT_MS, budgetMs / 4);
+		let deadline: number | undefined;
+		let lastFailure: GatewayFailure | undefined;
 
 		for (let attempt = 1; ; attempt++) {
-			const release = await this.limiter.acquire(options.signal);
+			let release: () => void;
+			try {
+				release = await this.limiter.acquire(options.signal, deadline === undefined ? undefined : deadline - minAttemptMs);
+			} catch (error) {
+				// The wait ends early only for a cancelled execution, or for a retry (there is a deadline only
+				// after the first attempt) that the limiter would start too late: the last failure stands.
+				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
+					throw this.finalFailure(lastFailure, attempt - 1, budgetMs, deadline);
+				}
+				throw this.failure(operation, 'cancelled', 'the execution was cancelled');
+			}
+			deadline ??= Date.now() + budgetMs;
 			let result: AttemptResult;
 			try {
-				result = await this.attempt(operation, params, options);
+				result = await this.attempt(operation, params, options, Math.max(1, deadline - Date.now()));
 			} finally {
 				release();
 			}
@@ -183,18 +244,59 @@ export class GatewayClient {
 				return this.readEnvelope(operation, result.envelope, schema, attempt);
 			}
 			const failure = result.failure as GatewayFailure;
-			if (failure.httpStatus === 429) this.limiter.onThrottled(failure.retryAfterMs ?? backoffDelay(attempt));
+			lastFailure = failure;
+			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
+			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
+			if (failure.httpStatus === 429) this.limiter.onThrottled(Math.min(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs()));
 			else this.limiter.onAccepted();
 
-			const wait = failure.retryAfterMs ?? backoffDelay(attempt);
-			if (!result.retryable || attempt >= maxAttempts || wait > MAX_RETRY_AFTER_MS) {
-				throw failure;
+			const left = deadline - Date.now();
+			if (retryAfterMs !== undefined && retryAfterMs > Math.min(left, MAX_RETRY_AFTER_MS) && result.retryable) {
+				throw this.failure(
+					operation,
+					failure.kind,
+					`${failure.message}; it asked to wait ${seconds(retryAfterMs)} s (Retry-After), longer than this item may wait (Timeout ${seconds(budgetMs)} s, at most ${MAX_RETRY_AFTER_MS / 1000} s)`,
+					{ httpStatus: failure.httpStatus, retryAfterMs, hint: failure.hint },
+				);
+			}
+			const wait = retryAfterMs ?? backoffDelay(attempt);
+			if (!result.retryable || attempt >= maxAttempts || wait + minAttemptMs > left) {
+				throw this.finalFailure(failure, attempt, budgetMs, deadline);
 			}
 			options.logger?.debug(
-				`Data Gateway: ${OPERATIONS[operation].label} attempt ${attempt} failed (${failure.kind}${failure.httpStatus ? ` ${failure.httpStatus}` : ''}); retrying in ${wait} ms`,
+				redactSecret(
+					`Data Gateway: ${OPERATIONS[operation].label} attempt ${attempt} failed (${failure.kind}${failure.httpStatus ? ` ${failure.httpStatus}` : ''}); retrying in ${wait} ms`,
+					this.settings.appCode,
+				),
 			);
-			await abortableSleep(wait, options.signal);
+			try {
+				await abortableSleep(wait, options.signal);
+			} catch {
+				throw this.failure(operation, 'cancelled', 'the execution was cancelled');
+			}
 		}
+	}
+
+	/** The longest a call waits between attempts, and so the longest the shared pause after a 429 lasts. */
+	private maxWaitMs() {
+		return Math.min(MAX_RETRY_AFTER_MS, this.settings.timeoutMs);
+	}
+
+	/** The last failure of an item, saying how many attempts were made over how long. */
+	private finalFailure(failure: GatewayFailure, attempts: number, budgetMs: number, deadline: number): GatewayFailure {
+		if (failure.kind === 'timeout') {
+			return this.failure(failure.operation, 'timeout', `no answer after ${attempts} ${plural(attempts, 'attempt')} over ${seconds(budgetMs)} s`, {
+				hint: failure.hint,
+			});
+		}
+		if (attempts === 1) return failure;
+		const elapsedMs = budgetMs - Math.max(0, deadline - Date.now());
+		return this.failure(failure.operation, failure.kind, `${failure.message} (${attempts} attempts over ${seconds(elapsedMs)} s)`, {
+			httpStatus: failure.httpStatus,
+			gatewayCode: failure.gatewayCode,
+			retryAfterMs: failure.retryAfterMs,
+			hint: failure.hint,
+		});
 	}
 
 	/** The gateway's origin and the path before each operation's, parsed once per client. */
@@ -231,6 +333,7 @@ export class GatewayClient {
 		operation: OperationName,
 		params: Record<string, QueryValue>,
 		options: CallOptions,
+		timeoutMs: number,
 	): Promise<AttemptResult> {
 		const { idempotent } = OPERATIONS[operation];
 		const headers: Record<string, string> = { accept: 'application/json' };
@@ -246,15 +349,15 @@ export class GatewayClient {
 				method: 'GET',
 				headers,
 				signal: options.signal,
-				headersTimeout: this.settings.timeoutMs,
-				bodyTimeout: this.settings.timeoutMs,
+				headersTimeout: timeoutMs,
+				bodyTimeout: timeoutMs,
 			});
 			statusCode = response.statusCode;
 			responseHeaders = response.headers;
 			try {
 				text = await response.body.text();
 			} catch (error) {
-				if (errorCode(error) === 'UND_ERR_BODY_TIMEOUT') return this.transportError(operation, error, idempotent, options.signal);
+				if (errorCode(error) === 'UND_ERR_BODY_TIMEOUT') return this.transportError(operation, error, idempotent, options.signal, timeoutMs);
 				return {
 					retryable: false,
 					failure: this.failure(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
@@ -264,12 +367,12 @@ export class GatewayClient {
 				};
 			}
 		} catch (error) {
-			return this.transportError(operation, error, idempotent, options.signal);
+			return this.transportError(operation, error, idempotent, options.signal, timeoutMs);
 		}
 
 		if (statusCode < 200 || statusCode > 299) {
 			const retryable = statusCode >= 500 || statusCode === 429;
-			const detail = looksLikeHtml(text) ? 'an HTML error page' : shorten(text) || 'an empty body';
+			const detail = looksLikeHtml(text) ? 'an HTML error page' : shorten(redactSecret(text, this.settings.appCode)) || 'an empty body';
 			return {
 				retryable,
 				failure: this.failure(operation, 'http-status', `the gateway answered HTTP ${statusCode} with ${detail}`, {
@@ -277,7 +380,7 @@ export class GatewayClient {
 					retryAfterMs: statusCode === 429 ? parseRetryAfter(responseHeaders['retry-after']) : undefined,
 					hint:
 						statusCode === 429
-							? 'The gateway is rate-limiting this appCode. Lower "Max Requests per Second" in the credential.'
+							? RATE_LIMITED_HINT
 							: statusCode >= 500
 								? 'The gateway had an internal problem. Try again later.'
 								: undefined,
@@ -319,6 +422,7 @@ export class GatewayClient {
 		error: unknown,
 		idempotent: boolean,
 		cancelSignal: AbortSignal | undefined,
+		timeoutMs: number,
 	): AttemptResult {
 		if (cancelSignal?.aborted) {
 			return { retryable: false, failure: this.failure(operation, 'cancelled', 'the execution was cancelled') };
@@ -333,9 +437,7 @@ export class GatewayClient {
 			};
 		}
 		const timedOut = code !== undefined && TIMEOUT_ERROR_CODES.has(code);
-		const reason = timedOut
-			? `no answer within ${this.settings.timeoutMs / 1000} s`
-			: `the connection failed (${code ?? (error instanceof Error ? error.message : 'unknown error')})`;
+		const reason = timedOut ? `no answer within ${seconds(timeoutMs)} s` : connectionProblem(code, error);
 		const neverSent = !timedOut && code !== undefined && NOT_SENT_ERROR_CODES.has(code);
 		if (!idempotent && !neverSent) {
 			return {

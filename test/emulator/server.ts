@@ -16,9 +16,9 @@ import {
 import { CODES } from './codes';
 import { Ledger } from './ledger';
 import * as samples from './samples';
-import { SmsState, type Answer, type SmsLimits } from './sms';
+import { SmsState, type Answer, type PendingKind, type SmsLimits } from './sms';
 
-export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang';
+export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang' | 'echo';
 
 export interface FaultStep {
 	kind: FaultKind;
@@ -27,6 +27,14 @@ export interface FaultStep {
 	retryAfterSeconds?: number;
 	/** Only requests to this path; every gateway path when absent. */
 	path?: string;
+	/** Lets this many matching requests through untouched before the fault applies. */
+	skip?: number;
+	/**
+	 * `echo`: a 500 whose text body is this many filler characters, then the request line and the
+	 * Authorization header, as careless gateways and proxies write them; `cutAt` shortens that body.
+	 */
+	fillerChars?: number;
+	cutAt?: number;
 }
 
 export interface Faults {
@@ -34,6 +42,8 @@ export interface Faults {
 	sequence?: FaultStep[];
 	/** Above this many requests per second per appCode, answer 429 with Retry-After. */
 	rateCapPerSecond?: number;
+	/** The window of the rate cap (default 1000 ms); a long one lets tests hit the cap without racing the clock. */
+	rateCapWindowMs?: number;
 }
 
 export interface EmulatorConfig {
@@ -61,6 +71,8 @@ export interface Emulator {
 	clearFaults(): void;
 	configure(config: Partial<EmulatorConfig>): void;
 	config(): EmulatorConfig;
+	/** Ends pending reviews or deliveries now (all, or those of one ID), as if the delay had passed: tests wait on no timer. */
+	finishPending(kind: PendingKind, id?: string): void;
 	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
 	callbacks(): Array<{ action: string; status: number | string }>;
 	reset(): void;
@@ -108,20 +120,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	}
 
 	const ledger = new Ledger();
-	const timers = new Set<NodeJS.Timeout>();
+	const timers = new Map<NodeJS.Timeout, { kind: PendingKind; id: string; run: () => void }>();
 	const sockets = new Set<Socket>();
 	const sentCallbacks: Array<{ action: string; status: number | string }> = [];
 	let faults: Faults = {};
 	const quotaUsed = new Map<string, number>();
 	const acceptedTimes = new Map<string, number[]>();
 
-	const schedule = (delayMs: number, run: () => void) => {
+	const schedule = (delayMs: number, run: () => void, kind: PendingKind, id: string) => {
 		const timer = setTimeout(() => {
 			timers.delete(timer);
 			run();
 		}, delayMs);
 		timer.unref();
-		timers.add(timer);
+		timers.set(timer, { kind, id, run });
+	};
+	const finishPending = (kind: PendingKind, id?: string) => {
+		for (const [timer, pending] of [...timers]) {
+			if (pending.kind !== kind || (id !== undefined && pending.id !== id)) continue;
+			clearTimeout(timer);
+			timers.delete(timer);
+			pending.run();
+		}
 	};
 
 	// SmsState reads `config` live, so configure() changes delays, share and limits at once.
@@ -157,23 +177,34 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
 	function takeFault(path: string): FaultStep | undefined {
 		const step = faults.sequence?.find((candidate) => (candidate.count ?? 1) > 0 && (!candidate.path || candidate.path === path));
-		if (step) step.count = (step.count ?? 1) - 1;
+		if (!step) return undefined;
+		if (step.skip) {
+			step.skip--;
+			return undefined;
+		}
+		step.count = (step.count ?? 1) - 1;
 		return step;
 	}
 
 	function overRateCap(account: string): number | undefined {
 		const cap = faults.rateCapPerSecond;
 		if (!cap) return undefined;
+		const windowMs = faults.rateCapWindowMs ?? 1000;
 		const now = Date.now();
-		const times = (acceptedTimes.get(account) ?? []).filter((time) => now - time < 1000);
+		const times = (acceptedTimes.get(account) ?? []).filter((time) => now - time < windowMs);
 		acceptedTimes.set(account, times);
-		if (times.length >= cap) return Math.max(1, Math.ceil((times[0] + 1000 - now) / 1000));
+		if (times.length >= cap) return Math.max(1, Math.ceil((times[0] + windowMs - now) / 1000));
 		times.push(now);
 		return undefined;
 	}
 
-	function writeFault(step: FaultStep, response: ServerResponse) {
+	function writeFault(step: FaultStep, request: IncomingMessage, response: ServerResponse) {
 		switch (step.kind) {
+			case 'echo': {
+				const echoed = `${'.'.repeat(step.fillerChars ?? 0)}${request.method} ${request.url} Authorization: ${request.headers.authorization ?? ''}`;
+				response.writeHead(500, { 'content-type': 'text/plain' });
+				return response.end(step.cutAt === undefined ? echoed : echoed.slice(0, step.cutAt));
+			}
 			case '500':
 				return json(response, 500, { code: 500, message: 'internal error' });
 			case '502':
@@ -279,7 +310,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		return lookup(path, query, account);
 	}
 
-	async function admin(path: string, request: IncomingMessage, response: ServerResponse) {
+	async function admin(path: string, request: IncomingMessage, response: ServerResponse, query: URLSearchParams) {
 		const body = request.method === 'PUT' || request.method === 'PATCH' ? JSON.parse((await readBody(request)) || '{}') : undefined;
 		const route = `${request.method} ${path.slice(ADMIN_PREFIX.length)}`;
 		switch (route) {
@@ -301,6 +332,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 				return json(response, 200, { ...config, demo: emulator.demo });
 			case 'GET callbacks':
 				return json(response, 200, sentCallbacks);
+			case 'POST finish/reviews':
+				finishPending('review', query.get('id') ?? undefined);
+				return json(response, 200, { ok: true });
+			case 'POST finish/deliveries':
+				finishPending('delivery', query.get('id') ?? undefined);
+				return json(response, 200, { ok: true });
 			case 'POST reset':
 				emulator.reset();
 				return json(response, 200, { ok: true });
@@ -310,7 +347,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
 	async function handle(request: IncomingMessage, response: ServerResponse) {
 		const url = new URL(request.url ?? '/', 'http://emulator');
-		if (url.pathname.startsWith(ADMIN_PREFIX)) return admin(url.pathname, request, response);
+		if (url.pathname.startsWith(ADMIN_PREFIX)) return admin(url.pathname, request, response, url.searchParams);
 		const known = Object.values(OPERATIONS).some((operation) => operation.path === url.pathname);
 		if (!known) return json(response, 404, { code: 404, message: 'not found' });
 
@@ -322,7 +359,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		const step = takeFault(url.pathname);
 		if (step) {
 			ledger.record({ path: url.pathname, account: label, code: null, kind: step.kind === '429' ? 'rejected429' : 'faulted', billed: false, costYuan: 0 });
-			return writeFault(step, response);
+			return writeFault(step, request, response);
 		}
 		const retryAfter = overRateCap(label);
 		if (retryAfter !== undefined) {
@@ -370,6 +407,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			Object.assign(config, next, next.smsLimits ? { smsLimits: { ...config.smsLimits, ...next.smsLimits } } : {});
 		},
 		config: () => ({ ...config }),
+		finishPending,
 		callbacks: () => [...sentCallbacks],
 		reset: () => {
 			ledger.reset();
@@ -380,7 +418,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			sentCallbacks.length = 0;
 		},
 		close: async () => {
-			for (const timer of timers) clearTimeout(timer);
+			for (const timer of timers.keys()) clearTimeout(timer);
 			timers.clear();
 			for (const socket of sockets) socket.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -47,6 +47,8 @@ interface Task {
 	segments: number;
 }
 
+export type PendingKind = 'review' | 'delivery';
+
 export type Answer = { code: number; message: string; data?: unknown };
 
 export interface SmsEvents {
@@ -54,7 +56,8 @@ export interface SmsEvents {
 	emit(action: 'report' | 'sign' | 'template', body: Record<string, unknown>): void;
 	/** Called when a delivered message becomes billable. */
 	delivered(segments: number): void;
-	schedule(delayMs: number, run: () => void): void;
+	/** Runs `run` after the delay, or earlier when a test finishes that kind of pending work. */
+	schedule(delayMs: number, run: () => void, kind: PendingKind, id: string): void;
 }
 
 /** China local time, the format of the spec's samples. */
@@ -127,7 +130,7 @@ export class SmsState {
 			object.update_time = gatewayTime();
 			// The spec sends templates under the key `sign` too.
 			this.events.emit(action, { action, sign: this.publicFields(object, true) });
-		});
+		}, 'review', object.id);
 	}
 
 	addSign(query: URLSearchParams): Answer {
@@ -180,9 +183,17 @@ export class SmsState {
 		return ok(this.publicFields(object, false));
 	}
 
+	/** Spec section 3: "approved and rejected ones may be deleted"; read strictly, one under review may not. */
 	remove(kind: 'sign' | 'template', query: URLSearchParams): Answer {
 		const id = query.get('id') ?? '';
-		if (!this.store(kind).delete(id)) return fail(CODES.smsObjectNotFound, `${kind === 'sign' ? 'signature' : 'template'} not found`);
+		const store = this.store(kind);
+		const label = kind === 'sign' ? 'signature' : 'template';
+		const object = store.get(id);
+		if (!object) return fail(CODES.smsObjectNotFound, `${label} not found`);
+		if (object.status === REVIEW_STATUS.underReview) {
+			return fail(CODES.stateForbidsChange, `the ${label} is under review and cannot be deleted now`);
+		}
+		store.delete(id);
 		return ok();
 	}
 
@@ -237,10 +248,11 @@ export class SmsState {
 			receiveDate: '',
 			status: SMS_TASK_STATUS.sending,
 			message: '',
+			// Billed as the node estimates, 【】 included: the strict reading of the spec's length rule.
 			segments: messageSize(signature.name, content).segments,
 		};
 		this.tasks.set(task.id, task);
-		this.events.schedule(this.settings.deliveryDelayMs, () => this.deliver(task));
+		this.events.schedule(this.settings.deliveryDelayMs, () => this.deliver(task), 'delivery', task.id);
 		return ok({ id: task.id });
 	}
 

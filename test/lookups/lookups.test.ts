@@ -230,14 +230,14 @@ describe('batches', () => {
 	});
 
 	it('Retry On Fail does not pay again for answers it already has', async () => {
-		// One call a second: the second item is refused with 429 once (no transport retry), the
-		// whole node fails, and n8n re-runs it a second later with both items.
-		emulator.setFaults({ rateCapPerSecond: 1 });
+		// The second call is refused with 429 once (no transport retry), the whole node fails, and
+		// n8n re-runs it with both items. A fault in sequence, not a rate cap: nothing races the clock.
+		emulator.setFaults({ sequence: [{ kind: '429', count: 1, skip: 1, retryAfterSeconds: 0, path: '/car/query' }] });
 		const result = await run(
 			vehicle,
 			{ resource: 'vehicle', operation: 'getDetail', carNumber: '={{ $json.plate }}', carType: '02' },
 			[{ plate: '京A12345' }, { plate: '沪B54321' }],
-			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 1200 },
+			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
 			// Its own account (limiter) and one call at a time, so the first item is always the one answered first.
 			{ appCodeSecret: emulator.demo.appCode, maxConcurrent: 1, maxRetries: 0 },
 		);

@@ -5,13 +5,15 @@ import { startEmulator, type Emulator } from '../emulator/server';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
 
 let emulator: Emulator;
+/** Reviews and deliveries end only when a test finishes them (or sets a delay of 0): no test races a timer. */
+const HOUR = 3_600_000;
 beforeAll(async () => {
-	emulator = await startEmulator({ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 });
+	emulator = await startEmulator({ reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
 });
 afterAll(async () => await emulator.close());
 beforeEach(() => {
 	emulator.reset();
-	emulator.configure({ deliveryFailureShare: 0 });
+	emulator.configure({ deliveryFailureShare: 0, reviewDelayMs: HOUR, deliveryDelayMs: HOUR });
 });
 
 const sms = new DataGatewaySms();
@@ -39,23 +41,14 @@ function sendParameters(phone: string, extra: INodeParameters = {}): INodeParame
 
 const sendCalls = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-	for (let attempt = 0; attempt < 100; attempt++) {
-		const value = await read();
-		if (done(value)) return value;
-		await new Promise((resolve) => setTimeout(resolve, 30));
-	}
-	throw new Error('timed out');
-}
-
 describe('Message', () => {
 	it('Send outputs the task ID, and with the template read, its length, segments and cost', async () => {
 		const result = await run(sendParameters('13900001001', { sendOptions: { readTemplate: true } }));
 		expect(result.error).toBeUndefined();
 		const [sent] = result.json();
 		expect(sent).toMatchObject({ taskId: expect.any(String), phone: '13900001001', deduplicated: false, segments: 1 });
-		// 数据网关 (4) + 您的验证码是1234，5分钟内有效。(18)
-		expect(sent.length).toBe(22);
+		// 【数据网关】 (6, the brackets count) + 您的验证码是1234，5分钟内有效。(18)
+		expect(sent.length).toBe(24);
 		expect(sent.estimatedCostYuan).toBeCloseTo(0.035);
 		expect(sendCalls()).toBe(1);
 	});
@@ -78,7 +71,8 @@ describe('Message', () => {
 		const read = async () => (await run({ resource: 'message', operation: 'getStatus', taskId: sent.taskId as string })).json()[0];
 		const first = await read();
 		expect(first).toMatchObject({ id: sent.taskId, status: 0, statusLabel: 'sending', phone: '13900001004' });
-		const final = await waitFor(read, (task) => task.status !== 0);
+		emulator.finishPending('delivery', sent.taskId as string);
+		const final = await read();
 		expect(final).toMatchObject({ status: 1, statusLabel: 'delivered' });
 		expect(final.receiveDate).toMatch(/^\d{4}-\d{2}-\d{2} /);
 		expect(final.reveiveDate).toBeUndefined();
@@ -88,7 +82,8 @@ describe('Message', () => {
 		[0, 'delivered', 1],
 		[1, 'failed', -1],
 	])('Send and Wait with failure share %s outputs %s', async (share, outcome, status) => {
-		emulator.configure({ deliveryFailureShare: share });
+		// Delivered at once after the send; the node's polling finds it whatever its timing.
+		emulator.configure({ deliveryFailureShare: share, deliveryDelayMs: 0 });
 		const result = await run(sendParameters(`1390000200${share}`, { operation: 'sendAndWait', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 10 }));
 		expect(result.error).toBeUndefined();
 		const [answer] = result.json() as Array<{ outcome: string; task: IDataObject }>;
@@ -97,13 +92,9 @@ describe('Message', () => {
 	});
 
 	it('Send and Wait outputs "sending" when the wait times out', async () => {
-		emulator.configure({ deliveryDelayMs: 5000 });
-		try {
-			const result = await run(sendParameters('13900002009', { operation: 'sendAndWait', pollIntervalSeconds: 0.2, waitTimeoutSeconds: 1 }));
-			expect(result.json()[0].outcome).toBe('sending');
-		} finally {
-			emulator.configure({ deliveryDelayMs: 100 });
-		}
+		// Delivery never ends during this test (an hour's delay, never finished).
+		const result = await run(sendParameters('13900002009', { operation: 'sendAndWait', pollIntervalSeconds: 0.2, waitTimeoutSeconds: 1 }));
+		expect(result.json()[0].outcome).toBe('sending');
 	});
 });
 
@@ -215,13 +206,15 @@ describe('signature and template lifecycle (spec section 3)', () => {
 		const id = Number(created.id);
 		expect(created.id).toEqual(expect.any(String));
 		expect((await status(resource, created.id)).statusLabel).toBe('under review');
-		const refused = await waitFor(() => status(resource, created.id), (object) => object.status === 2);
-		expect(refused).toMatchObject({ statusLabel: 'rejected', error: expect.any(String) });
+		emulator.finishPending('review', String(created.id));
+		const refused = await status(resource, created.id);
+		expect(refused).toMatchObject({ status: 2, statusLabel: 'rejected', error: expect.any(String) });
 
 		const updated = await run({ resource, operation: 'update', id, ...fixed });
 		expect(updated.error).toBeUndefined();
 		expect((await status(resource, created.id)).statusLabel).toBe('under review');
-		await waitFor(() => status(resource, created.id), (object) => object.status === 1);
+		emulator.finishPending('review', String(created.id));
+		expect((await status(resource, created.id)).statusLabel).toBe('approved');
 
 		const notAllowed = await run({ resource, operation: 'update', id, ...fixed });
 		expect(notAllowed.error?.message).toMatch(/^Update (Signature|Template) failed: gateway code \d+/);
@@ -232,9 +225,19 @@ describe('signature and template lifecycle (spec section 3)', () => {
 		expect((await run({ resource, operation: 'get', id })).error?.message).toMatch(/not found/);
 	});
 
-	it.each(['signature', 'template'])('%s: delete works while under review', async (resource) => {
+	it.each(['signature', 'template'])('%s: delete of one under review is refused, with the rule; after its review it works', async (resource) => {
 		const created = (await run({ resource, operation: 'create', name: '审核中', content: '内容${code}', remark: 'r' })).json()[0];
+		const refused = await run({ resource, operation: 'delete', id: Number(created.id) });
+		expect(refused.error?.message).toMatch(/^Delete (Signature|Template) failed: gateway code \d+: the (signature|template) is under review and cannot be deleted now/);
+		expect(refused.error?.description).toMatch(/Approved and rejected (signature|template)s can be deleted; one under review may be refused until its review ends/);
+		emulator.finishPending('review', String(created.id));
 		expect((await run({ resource, operation: 'delete', id: Number(created.id) })).error).toBeUndefined();
+	});
+
+	it.each(['signature', 'template'])('%s: Update refused for another reason keeps the gateway\'s message and says nothing about approved ones', async (resource) => {
+		const result = await run({ resource, operation: 'update', id: 999999, name: '数据网关', content: '内容${code}', remark: 'r' });
+		expect(result.error?.message).toMatch(/^Update (Signature|Template) failed: gateway code \d+: (signature|template) not found/);
+		expect(result.error?.description).not.toMatch(/approved/);
 	});
 
 	it('with Read Template and Signature, a template under review stops the item before the paid send', async () => {
@@ -261,19 +264,19 @@ describe('signature and template lifecycle (spec section 3)', () => {
 	});
 });
 
-describe('segments (70 / 67 rule, signature included)', () => {
+describe('segments (70 / 67 rule, signature and its 【】 included)', () => {
 	it.each([
 		[70, 1],
 		[71, 2],
 		[134, 2],
 		[135, 3],
 	])('%s characters are %s segment(s)', async (length, segments) => {
-		// Signature 数据网关 is 4 characters; the rest is template text.
+		// Signature 【数据网关】 is 6 characters with the brackets, which count; the rest is template text.
 		const result = await run(
 			sendParameters('13900007001', {
 				templateId: Number(emulator.demo.templateWithoutVariablesId),
 				variablesInput: 'none',
-				sendOptions: { signatureText: '数据网关', templateContent: '字'.repeat(length - 4) },
+				sendOptions: { signatureText: '数据网关', templateContent: '字'.repeat(length - 6) },
 			}),
 		);
 		expect(result.json()[0]).toMatchObject({ length, segments, estimatedCostYuan: Math.round(segments * 0.035 * 10000) / 10000 });

@@ -1,9 +1,11 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import type { INode } from 'n8n-workflow';
+import type { ICredentialTestFunctions, INode } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
-import { GatewayFailure, toNodeApiError } from '../../nodes/shared/errors';
+import { testGatewayCredential } from '../../nodes/shared/client';
+import { asNodeError, GatewayFailure, toNodeApiError } from '../../nodes/shared/errors';
+import { limiterFor } from '../../nodes/shared/limiter';
 import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
 import { GatewayClient, resetConnectionPool, type AppCodePlacement, type GatewaySettings } from '../../nodes/shared/transport';
 import { startEmulator, type Emulator } from '../emulator/server';
@@ -31,16 +33,20 @@ beforeEach(async () => {
 	await emulator.resetLedger();
 });
 
-function client(overrides: Partial<GatewaySettings> = {}) {
-	return new GatewayClient({
+function client(overrides: Partial<GatewaySettings> = {}, { ownLimiter = false } = {}) {
+	return new GatewayClient(
+		{
 		baseUrl: emulator.url,
 		appCode: emulator.demo.memberAppCode,
 		appCodePlacement: 'query',
 		timeoutMs: 5000,
 		maxRetries: 3,
-		limiter: { maxConcurrent: 4, maxPerSecond: 0 },
-		...overrides,
-	});
+			limiter: { maxConcurrent: 4, maxPerSecond: 0 },
+			...overrides,
+		},
+		// A limiter of its own where many calls follow 429s of earlier tests, whose learned rate would slow them.
+		{ ownLimiter },
+	);
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<GatewayFailure> {
@@ -51,6 +57,19 @@ async function failureOf(promise: Promise<unknown>): Promise<GatewayFailure> {
 		throw error;
 	}
 	throw new Error('expected the call to fail');
+}
+
+/** Rejects if the call has not settled long before what a stall would take; no assertion on elapsed time. */
+async function beforeGuard<T>(promise: Promise<T>, guardMs: number): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const guard = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`still waiting after ${guardMs / 1000} s`)), guardMs);
+	});
+	try {
+		return await Promise.race([promise, guard]);
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 async function callsTo(path: string) {
@@ -102,6 +121,41 @@ describe('gateway transport against the emulator over HTTP', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 	});
 
+	it('a Retry-After longer than an item may wait fails that item at once, naming it, and does not stall the credential', async () => {
+		// Its own credential (a different Base URL spelling), so the pause touches no other test.
+		const baseUrl = `${emulator.url}/`;
+		const settings = { baseUrl, timeoutMs: 2000, maxRetries: 3 };
+		await emulator.setFaults({ sequence: [{ kind: '429', count: 1, retryAfterSeconds: 3600 }] });
+		const first = await failureOf(client(settings).call('violationSupport', {}, passthrough));
+		expect(first.httpStatus).toBe(429);
+		expect(first.message).toMatch(/asked to wait 3600 s \(Retry-After\), longer than this item may wait/);
+		expect(first.retryAfterMs).toBe(3_600_000);
+		// The shared pause lasts at most what a call would wait, not the hour.
+		const limiter = limiterFor(baseUrl, emulator.demo.memberAppCode, { maxConcurrent: 4, maxPerSecond: 0 });
+		expect(limiter.pausedForMs).toBeLessThanOrEqual(2000);
+		// Another execution with the same credential goes on; the far-off guard shows it did not wait an hour.
+		const second = await beforeGuard(client(settings).call('violationSupport', {}, passthrough), 30_000);
+		expect(second.attempts).toBe(1);
+	}, 40_000);
+
+	it('the credential test never waits behind a pause caused by a 429', async () => {
+		const appCode = 'paused-account-code';
+		await emulator.setFaults({ sequence: [{ kind: '429', count: 1, retryAfterSeconds: 3600 }] });
+		await failureOf(client({ appCode, timeoutMs: 60_000, maxRetries: 0 }).call('violationSupport', {}, passthrough));
+		expect(limiterFor(emulator.url, appCode, { maxConcurrent: 4, maxPerSecond: 0 }).pausedForMs).toBeGreaterThan(10_000);
+		const result = await beforeGuard(
+			testGatewayCredential.call({} as ICredentialTestFunctions, {
+				id: '1',
+				name: 'gateway',
+				type: 'dataGatewayApi',
+				data: { appCodeSecret: appCode, baseUrl: emulator.url, timeoutSeconds: 60 },
+			}),
+			10_000,
+		);
+		// An answer at once: this code is unknown to the emulator, so it is refused.
+		expect(result).toMatchObject({ status: 'Error', message: expect.stringMatching(/refused the appCode/) });
+	}, 20_000);
+
 	it.each([
 		['malformed', /JSON that is malformed or cut off/],
 		['html', /an HTML page instead of JSON/],
@@ -129,18 +183,58 @@ describe('gateway transport against the emulator over HTTP', () => {
 		expect(answer.attempts).toBe(2);
 	});
 
-	it('reports a connection reset as a network error once retries are off', async () => {
+	it('reports a connection reset in words, the code after them, once retries are off', async () => {
 		await emulator.setFaults({ sequence: [{ kind: 'reset', count: 1 }] });
 		const failure = await failureOf(client({ maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138001' }, passthrough));
 		expect(failure.kind).toBe('network');
-		expect(failure.message).toMatch(/connection failed/);
+		expect(failure.message).toMatch(/^the connection was closed by the gateway before it answered \((ECONNRESET|UND_ERR_SOCKET)\)$/);
+	});
+
+	it('reports a refused connection in words, the code after them', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const port = (closed.address() as AddressInfo).port;
+		await new Promise((resolve) => closed.close(resolve));
+		const failure = await failureOf(client({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138001' }, passthrough));
+		expect(failure.message).toBe('the gateway refused the connection: nothing answers at the host and port of the Base URL (ECONNREFUSED)');
 	});
 
 	it('gives up after the timeout', async () => {
 		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 1 }] });
 		const failure = await failureOf(client({ timeoutMs: 300, maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138002' }, passthrough));
 		expect(failure.kind).toBe('timeout');
-		expect(failure.message).toMatch(/no answer within 0.3 s/);
+		expect(failure.message).toBe('no answer after 1 attempt over 0.3 s');
+	});
+
+	it('the Timeout bounds the whole call of an item, retries included: a hung gateway gets one attempt, and the error says so', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 10 }] });
+		const failure = await failureOf(client({ timeoutMs: 600, maxRetries: 3 }).call('telephoneIdentify', { tel: '13800138002' }, passthrough));
+		expect(failure.kind).toBe('timeout');
+		expect(failure.message).toBe('no answer after 1 attempt over 0.6 s');
+		// Before, each of the 4 attempts waited the whole Timeout.
+		expect((await callsTo('/telecom/identify')).calls).toBe(1);
+	});
+
+	it('retries only while time remains, and the error counts the attempts', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '500', count: 20 }] });
+		const failure = await failureOf(client({ timeoutMs: 1000, maxRetries: 10 }).call('telephoneIdentify', { tel: '13800138002' }, passthrough));
+		expect(failure.httpStatus).toBe(500);
+		const attempts = (await callsTo('/telecom/identify')).calls;
+		// Backoff waits are at least 250, 500 and 1000 ms: no more than 3 attempts fit in 1 s.
+		expect(attempts).toBeGreaterThanOrEqual(1);
+		expect(attempts).toBeLessThanOrEqual(3);
+		if (attempts > 1) expect(failure.message).toMatch(new RegExp(`\\(${attempts} attempts over \\d+(\\.\\d)? s\\)$`));
+	});
+
+	it('a retry the rate limit would start after the Timeout is not waited for: the last failure stands', async () => {
+		await emulator.setFaults({ sequence: [{ kind: '500', count: 1 }] });
+		// One call every 4 s, and 1 s for the whole item: the retry could not start in time.
+		const failure = await failureOf(
+			client({ timeoutMs: 1000, maxRetries: 3, limiter: { maxConcurrent: 4, maxPerSecond: 0.25 } }, { ownLimiter: true }).call('telephoneIdentify', { tel: '13800138002' }, passthrough),
+		);
+		expect(failure.httpStatus).toBe(500);
+		expect(failure.message).toMatch(/^the gateway answered HTTP 500/);
+		expect((await callsTo('/telecom/identify')).calls).toBe(1);
 	});
 
 	it('stops waiting when the execution is cancelled', async () => {
@@ -212,6 +306,50 @@ describe('the appCode never leaks', () => {
 		}
 		expect(leaks).toEqual([]);
 	});
+
+	/** Every piece of 6 or more characters of the canary, in each encoding, that a text still holds. */
+	function fragmentsIn(text: string): string[] {
+		const found: string[] = [];
+		for (const form of new Set([canary, encodeURIComponent(canary), new URLSearchParams({ s: canary }).toString().slice(2)])) {
+			for (let start = 0; start + 6 <= form.length; start++) {
+				if (text.includes(form.slice(start, start + 6))) found.push(form.slice(start, start + 6));
+			}
+		}
+		return found;
+	}
+
+	it.each(['query', 'header'] as AppCodePlacement[])(
+		'an echoed request (%s) is redacted before the body is shortened, wherever the cut falls',
+		async (placement) => {
+			const leaks: string[] = [];
+			// The filler moves the code across the 200-character cut of the error text, one position at a time.
+			for (let fillerChars = 120; fillerChars <= 200; fillerChars++) {
+				await emulator.setFaults({ sequence: [{ kind: 'echo', fillerChars }] });
+				const failure = await failureOf(
+					client({ appCode: canary, appCodePlacement: placement, maxRetries: 0 }, { ownLimiter: true }).call('telephoneIdentify', { tel: '13800138009' }, passthrough),
+				);
+				const error = asNodeError(node, failure, 0);
+				for (const text of [failure.message, failure.hint, error.message, error.description, JSON.stringify(error)]) {
+					if (text && fragmentsIn(text).length > 0) leaks.push(`${fillerChars}: ${fragmentsIn(text).join(' ')} in ${text}`);
+				}
+			}
+			expect(leaks).toEqual([]);
+		},
+		30_000,
+	);
+
+	it.each(['query', 'header'] as AppCodePlacement[])('an echo the gateway itself cut leaves no piece of the code (%s)', async (placement) => {
+		const leaks: string[] = [];
+		const echoStart = 10;
+		for (let cutAt = echoStart + 20; cutAt <= echoStart + 100; cutAt++) {
+			await emulator.setFaults({ sequence: [{ kind: 'echo', fillerChars: echoStart, cutAt }] });
+			const failure = await failureOf(
+				client({ appCode: canary, appCodePlacement: placement, maxRetries: 0 }, { ownLimiter: true }).call('telephoneIdentify', { tel: '13800138009' }, passthrough),
+			);
+			if (fragmentsIn(failure.message).length > 0) leaks.push(`${cutAt}: ${failure.message}`);
+		}
+		expect(leaks).toEqual([]);
+	}, 30_000);
 });
 
 describe('proxies from the environment', () => {

@@ -282,14 +282,18 @@ describe('duplicates', () => {
 describe('callbacks from the gateway emulator', () => {
 	it('start exactly one workflow per event for report, sign and template, each answered 200', async () => {
 		const { url, starts } = await serve();
-		const emulator = await startEmulator({ reviewDelayMs: 30, deliveryDelayMs: 30, deliveryFailureShare: 0, callbackUrl: url });
+		// Reviews and delivery end when the test says so, not on a timer.
+		const emulator = await startEmulator({ reviewDelayMs: 3_600_000, deliveryDelayMs: 3_600_000, deliveryFailureShare: 0, callbackUrl: url });
 		try {
 			const get = async (path: string, params: Record<string, string>) =>
 				(await (await fetch(`${emulator.url}${path}?${new URLSearchParams({ ...params, appCode: emulator.demo.appCode })}`)).json()) as IDataObject;
 			await get('/sms/add_sign', { name: '新签名', remark: 'r' });
 			await get('/sms/add_template', { name: 'n', content: '通知${code}', remark: 'r' });
 			await get('/sms/send', { signId: emulator.demo.signatureId, templateId: emulator.demo.templateId, phone: '13900009001', params: '{"code":"1"}' });
-			for (let wait = 0; wait < 100 && emulator.callbacks().length < 3; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+			emulator.finishPending('review');
+			emulator.finishPending('delivery');
+			// Waits for the condition; the bound (10 s) only stops a broken run.
+			for (let wait = 0; wait < 500 && emulator.callbacks().length < 3; wait++) await new Promise((resolve) => setTimeout(resolve, 20));
 			expect(emulator.callbacks().map((callback) => callback.status)).toEqual([200, 200, 200]);
 			expect(starts.map(([[item]]) => item.json.event).sort()).toEqual(['report', 'signature', 'template']);
 		} finally {

@@ -1,4 +1,4 @@
-import { checkLandlineNumber, checkMobileNumber } from '../../nodes/shared/checks/phone';
+import { checkLandlineNumber, checkMobileNumber, checkTelephoneNumber } from '../../nodes/shared/checks/phone';
 import { checkSignatureName, checkTemplateContent, checkVariables, messageSize } from '../../nodes/shared/checks/sms';
 import { checkNumberTail, checkPlate } from '../../nodes/shared/checks/vehicle';
 import { DEFAULT_SMS_LIMITS } from '../../nodes/shared/spec';
@@ -25,6 +25,17 @@ describe('phones', () => {
 		expect(checkLandlineNumber('0755-12345678').value).toBe('075512345678');
 		expect(checkLandlineNumber('12345678').ok).toBe(false);
 	});
+	it.each([
+		['+86 10 12345678', '01012345678'],
+		['0086-21-87654321', '02187654321'],
+		['+86 010 12345678', '01012345678'],
+		['+86 (755) 1234567', '07551234567'],
+	])('landline: %s with the country code becomes the domestic %s', (input, sent) => {
+		expect(checkLandlineNumber(input)).toEqual({ ok: true, value: sent });
+		expect(checkTelephoneNumber(input)).toEqual({ ok: true, value: sent });
+	});
+	it.each(['+86 12345678', '0086-1234', '+1 212 5550100'])('landline: refuses %s', (input) => expect(checkLandlineNumber(input).ok).toBe(false));
+	it('mobile: also strips 0086', () => expect(checkMobileNumber('0086 139 0000 1234').value).toBe('13900001234'));
 });
 
 describe('SMS rules', () => {
@@ -49,8 +60,13 @@ describe('SMS rules', () => {
 		[135, 3],
 		[201, 3],
 		[202, 4],
-	])('%s characters with the signature are %s segment(s)', (length, segments) => {
-		expect(messageSize('签名', 'x'.repeat(length - 2))).toMatchObject({ length, segments });
+	])('%s characters with the signature and its 【】 are %s segment(s)', (length, segments) => {
+		// 【签名】 is 4 characters: the 2 brackets count, so the estimate is never below the bill.
+		expect(messageSize('签名', 'x'.repeat(length - 4))).toMatchObject({ length, segments });
+	});
+	it('counts the 【】 around the signature', () => {
+		expect(messageSize('数据网关', 'x'.repeat(65))).toMatchObject({ length: 71, segments: 2 });
+		expect(messageSize('数据网关', 'x'.repeat(64))).toMatchObject({ length: 70, segments: 1 });
 	});
 	it('the node\'s limit defaults are the spec\'s', () => {
 		const options = sendFields(['send']).find((field) => field.name === 'sendOptions')?.options ?? [];

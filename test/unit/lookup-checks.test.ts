@@ -16,6 +16,18 @@ describe('plate numbers', () => {
 		[' 沪a·c1234 ', '沪AC1234'],
 		['京a-12345', '京A12345'],
 		['使A12345', '使A12345'],
+		['京A1234学', '京A1234学'], // coach car
+		['京A1234警', '京A1234警'], // police
+		['京A1234挂', '京A1234挂'], // trailer
+		['粤Z1234港', '粤Z1234港'], // Hong Kong crossing
+		['粤Z·1234澳', '粤Z1234澳'], // Macao crossing
+		['沪A1234领', '沪A1234领'], // consulate
+		['京A1234试', '京A1234试'], // test vehicle
+		['使123456', '使123456'], // embassy
+		['沪123456领', '沪123456领'], // consulate, older form
+		['WJ京12345', 'WJ京12345'], // armed police
+		['wj 1234x', 'WJ1234X'],
+		['VA12345', 'VA12345'], // military
 	])('accepts %j as %s', (input, sent) => expect(checkPlate(input)).toEqual({ ok: true, value: sent }));
 
 	it.each([
@@ -27,6 +39,11 @@ describe('plate numbers', () => {
 		['京A1234567', /not a plate number/], // 9 characters
 		['XA12345', /not a plate number/],
 		['京A12$45', /not a plate number/],
+		['京A123学', /not a plate number/], // too short before the closing character
+		['京A1234中', /not a plate number/], // not a closing character plates use
+		['使12345', /not a plate number/],
+		['WJ12', /not a plate number/],
+		['AA12345', /not a plate number/],
 	])('refuses %j', (input, problem) => {
 		const result = checkPlate(input);
 		expect(result.ok).toBe(false);

@@ -1,9 +1,13 @@
 import { z } from 'zod/v4';
 
-import { GatewayLimiter } from '../../nodes/shared/limiter';
+import { refusedForState } from '../../nodes/DataGatewaySms/actions/reviewed';
+import { simplifyIdentity } from '../../nodes/DataGatewayTelephone/actions/identify.operation';
+import { GatewayFailure } from '../../nodes/shared/errors';
+import { GatewayLimiter, LimiterWaitTooLong } from '../../nodes/shared/limiter';
 import { REDACTED, redactSecret } from '../../nodes/shared/redact';
+import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
 import { describeSchemaProblem, looseInteger, looseNumber, looseString, oneOrMany, record } from '../../nodes/shared/schemas/envelope';
-import { buildQueryString, settingsFromCredentials } from '../../nodes/shared/transport';
+import { buildQueryString, connectionProblem, settingsFromCredentials } from '../../nodes/shared/transport';
 
 describe('query string encoding', () => {
 	it('percent-encodes Chinese text as UTF-8 and sends objects as JSON text', () => {
@@ -31,6 +35,72 @@ describe('redaction', () => {
 		expect(redacted).not.toContain(encodeURIComponent(secret));
 		expect(redacted).toContain(REDACTED);
 	});
+
+	const secret = 'Zq8+fK29/abXY=secret77';
+	it.each([
+		['a cut at the end of a query echo', `GET /x?tel=1&appCode=${encodeURIComponent(secret).slice(0, 12)}…`],
+		['a cut at the end of a header echo', `Authorization: AppCode ${secret.slice(0, 9)}`],
+		['a cut at the start', `${secret.slice(-8)}&tel=1`],
+		['the form URLSearchParams writes', `appCode=${new URLSearchParams({ s: secret }).toString().slice(2, 15)}`],
+	])('removes a piece of 6 or more characters that %s leaves', (_label, text) => {
+		const redacted = redactSecret(text, secret);
+		expect(redacted).toContain(REDACTED);
+		for (const form of [secret, encodeURIComponent(secret)]) {
+			for (let start = 0; start + 6 <= form.length; start++) expect(redacted).not.toContain(form.slice(start, start + 6));
+		}
+	});
+
+	it('leaves text without a piece of the code alone', () => {
+		expect(redactSecret('the gateway answered HTTP 500 with internal error', secret)).toBe('the gateway answered HTTP 500 with internal error');
+	});
+});
+
+describe('connection errors in words', () => {
+	it.each([
+		['ECONNRESET', /^the connection was closed by the gateway before it answered \(ECONNRESET\)$/],
+		['UND_ERR_SOCKET', /^the connection was closed by the gateway before it answered \(UND_ERR_SOCKET\)$/],
+		['ECONNREFUSED', /^the gateway refused the connection: nothing answers at the host and port of the Base URL \(ECONNREFUSED\)$/],
+		['ENOTFOUND', /^the host name of the Base URL could not be found \(DNS\) \(ENOTFOUND\)$/],
+		['UND_ERR_CONNECT_TIMEOUT', /^the connection to the gateway could not be opened in time \(UND_ERR_CONNECT_TIMEOUT\)$/],
+		['E_SOMETHING_ELSE', /^the connection to the gateway failed \(E_SOMETHING_ELSE\)$/],
+	])('%s: words first, the code after', (code, expected) => {
+		expect(connectionProblem(code, Object.assign(new Error('x'), { code }))).toMatch(expected);
+	});
+	it('without a code, the error text in parentheses', () => {
+		expect(connectionProblem(undefined, new Error('socket hang up'))).toBe('the connection to the gateway failed (socket hang up)');
+	});
+});
+
+describe('telephone flag (Simplify)', () => {
+	it.each([
+		[1, true],
+		['1', true],
+		[0, false],
+		['0', false],
+		[2, null],
+		['x', null],
+		[null, null],
+		[undefined, null],
+	])('iszhapian %j -> isFlagged %j', (iszhapian, isFlagged) => {
+		const identity = telephoneIdentitySchema.parse({ phone: '13800138000', ...(iszhapian === undefined ? {} : { iszhapian }) });
+		expect(simplifyIdentity(identity).isFlagged).toBe(isFlagged);
+	});
+});
+
+describe('refusals about the state of a signature or template', () => {
+	const refusal = (gatewayCode: number, message: string) => new GatewayFailure({ kind: 'gateway-code', operation: 'signatureUpdate', gatewayCode, message });
+	it.each([
+		[40004, 'state does not allow it'],
+		[50000, 'an approved signature cannot be modified'],
+		[50000, 'the template is under review'],
+		[50000, '签名已审核通过，不能修改'],
+		[50000, 'status error'],
+	])('code %s "%s" is about the state', (code, message) => expect(refusedForState(refusal(code, message))).toBe(true));
+	it.each([
+		[40005, 'signature not found'],
+		[20001, 'name and remark are required'],
+		[10002, 'invalid appCode'],
+	])('code %s "%s" is not', (code, message) => expect(refusedForState(refusal(code, message))).toBe(false));
 });
 
 describe('tolerant schemas', () => {
@@ -87,6 +157,13 @@ describe('limiter', () => {
 		expect(limiter.ratePerSecond).toBe(Number.POSITIVE_INFINITY);
 		limiter.onThrottled(0);
 		expect(Number.isFinite(limiter.ratePerSecond)).toBe(true);
+	});
+
+	it('with a deadline, does not wait for a pause that ends after it', async () => {
+		const limiter = new GatewayLimiter({ maxConcurrent: 10, maxPerSecond: 0 });
+		limiter.onThrottled(3_600_000);
+		expect(limiter.pausedForMs).toBeGreaterThan(3_500_000);
+		await expect(limiter.acquire(undefined, Date.now() + 1000)).rejects.toBeInstanceOf(LimiterWaitTooLong);
 	});
 
 	it('gives the slot back when a waiting request is cancelled', async () => {

@@ -13,7 +13,7 @@ import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
 
 /**
  * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
- * rejected, modifiable only when rejected, deletable in every state. One implementation serves both.
+ * rejected, modifiable only when rejected, deletable when approved or rejected. One implementation serves both.
  */
 export interface ReviewedKind {
 	resource: 'signature' | 'template';
@@ -111,9 +111,27 @@ export function presentReviewed(object: IDataObject): IDataObject {
 	return withIsoTimes(shaped, ['create_time', 'update_time']) as IDataObject;
 }
 
-function updateRuleHint(kind: ReviewedKind) {
+/** The lifecycle rule behind a refusal that is about the state; undefined where the state decides nothing. */
+function stateRuleHint(kind: ReviewedKind, operation: ReviewedOperation): string | undefined {
 	const noun = kind.label.toLowerCase();
-	return `Only a rejected ${noun} can be modified (it then goes back to review). An approved ${noun} cannot be modified: delete it and create a new one. One under review can be changed after its review ends; check it with Get.`;
+	if (operation === 'update') {
+		return `Only a rejected ${noun} can be modified (it then goes back to review). An approved ${noun} cannot be modified: delete it and create a new one. One under review can be changed after its review ends; check it with Get.`;
+	}
+	if (operation === 'delete') {
+		return `Approved and rejected ${noun}s can be deleted; one under review may be refused until its review ends. Check it with Get.`;
+	}
+	return undefined;
+}
+
+/**
+ * Whether the gateway refused a change because of the object's state. The spec shows no codes, so
+ * besides the emulator's 40004 the message is read tolerantly; any other refusal keeps its own hint.
+ */
+const STATE_REFUSAL_CODE = 40004;
+const STATE_REFUSAL_WORDING = /\b(state|status|approved|under review|review(ed|ing)?)\b|cannot be modified|审核|状态|已通过|通过的/i;
+
+export function refusedForState(failure: GatewayFailure): boolean {
+	return failure.kind === 'gateway-code' && (failure.gatewayCode === STATE_REFUSAL_CODE || STATE_REFUSAL_WORDING.test(failure.message));
 }
 
 type Plan = { params: Record<string, string | number> };
@@ -166,12 +184,12 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				try {
 					return await changeOnce(itemIndex, plan.params);
 				} catch (error) {
-					const refusedUpdate = operation === 'update' && error instanceof GatewayFailure && error.kind === 'gateway-code';
+					const stateHint = error instanceof GatewayFailure && refusedForState(error) ? stateRuleHint(kind, operation) : undefined;
 					const uncertainChange = changes !== undefined && error instanceof GatewayFailure && !callCertainlyFailed(error);
 					throw asNodeError(
 						this.getNode(),
-						refusedUpdate
-							? new GatewayFailure({ kind: error.kind, operation: error.operation, message: error.message, gatewayCode: error.gatewayCode, hint: updateRuleHint(kind) })
+						stateHint && error instanceof GatewayFailure
+							? new GatewayFailure({ kind: error.kind, operation: error.operation, message: error.message, gatewayCode: error.gatewayCode, hint: stateHint })
 							: uncertainChange
 								? new GatewayFailure({
 										kind: 'outcome-unknown',

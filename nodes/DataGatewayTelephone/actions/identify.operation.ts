@@ -6,7 +6,7 @@ import { callOptions, gatewayClient } from '../../shared/client';
 import { checkTelephoneNumber } from '../../shared/checks/phone';
 import { inputError } from '../../shared/errors';
 import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/schemas/telephone';
-import { htmlToText, toCount } from '../../shared/simplify';
+import { flagFromIszhapian, htmlToText, toCount } from '../../shared/simplify';
 import { simplifyProperty } from '../../shared/description';
 
 export const description: INodeProperties[] = [
@@ -18,7 +18,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		placeholder: '13800138000 or 010-12345678',
 		description:
-			'A mainland mobile number (11 digits), or a landline with its area code. Spaces, dashes and a +86 prefix are removed before the lookup.',
+			'A mainland mobile number (11 digits), or a landline with its area code. Spaces and dashes are removed, and a +86 or 0086 prefix too (a landline then gets back the 0 of its area code, e.g. +86 10 12345678 becomes 01012345678).',
 	},
 	simplifyProperty,
 ];
@@ -27,7 +27,7 @@ export const description: INodeProperties[] = [
 export function simplifyIdentity(identity: TelephoneIdentity): IDataObject {
 	return {
 		...identity,
-		isFlagged: identity.iszhapian === undefined || identity.iszhapian === null ? null : identity.iszhapian === 1,
+		isFlagged: flagFromIszhapian(identity.iszhapian),
 		rpt_cnt: toCount(identity.rpt_cnt),
 		countDescText: htmlToText(identity.countDesc),
 	} as IDataObject;

@@ -9,10 +9,17 @@ export interface CheckResult {
 const SEPARATORS = /[\s\-()]/g;
 
 function stripCountryCode(digits: string) {
-	return digits.replace(/^(\+?86)(?=1\d{10}$)/, '');
+	return digits.replace(/^(\+?86|0086)(?=1\d{10}$)/, '');
 }
 
-/** A mainland mobile number: 11 digits starting 13–19. `+86` and separators are removed. */
+/** `+86 10 12345678`, `0086-21-87654321`, `+86 010 12345678` -> the domestic form with its leading 0. */
+function domesticLandline(digits: string) {
+	const international = /^(?:\+86|0086)(\d+)$/.exec(digits);
+	if (!international) return digits;
+	return international[1].startsWith('0') ? international[1] : `0${international[1]}`;
+}
+
+/** A mainland mobile number: 11 digits starting 13–19. `+86`, `0086` and separators are removed. */
 export function checkMobileNumber(input: string): CheckResult {
 	const digits = stripCountryCode(String(input ?? '').replace(SEPARATORS, ''));
 	if (digits === '') return { ok: false, value: 'is empty' };
@@ -22,9 +29,12 @@ export function checkMobileNumber(input: string): CheckResult {
 	return { ok: true, value: digits };
 }
 
-/** A landline with its area code (0 + 2–3 digits, then 7–8 digits), e.g. 010-12345678. */
+/**
+ * A landline with its area code (0 + 2–3 digits, then 7–8 digits), e.g. 010-12345678. Written
+ * internationally (+86 or 0086, area code without its 0) it becomes the domestic form.
+ */
 export function checkLandlineNumber(input: string): CheckResult {
-	const digits = String(input ?? '').replace(SEPARATORS, '');
+	const digits = domesticLandline(String(input ?? '').replace(SEPARATORS, ''));
 	if (digits === '') return { ok: false, value: 'is empty' };
 	if (!/^0\d{2,3}\d{7,8}$/.test(digits)) {
 		return {

@@ -90,15 +90,22 @@ export function renderTemplate(content: string, variables: Record<string, string
 }
 
 export interface MessageSize {
-	/** Signature plus content: every character counts as one. */
+	/** Signature with its 【】 plus content: every character counts as one. */
 	length: number;
 	segments: number;
 	estimatedCostYuan: number;
 }
 
+/**
+ * The 2 brackets 【】 around the signature in the delivered text. The spec counts "template content
+ * + signature" and does not say whether they count: counting them keeps the estimate from ever
+ * falling below what the gateway bills.
+ */
+export const SIGNATURE_BRACKET_CHARS = 2;
+
 /** The 70 / 67 rule: up to 70 characters is one message, above that 67 characters a message. */
 export function messageSize(signature: string, renderedContent: string): MessageSize {
-	const length = [...signature].length + [...renderedContent].length;
+	const length = SIGNATURE_BRACKET_CHARS + [...signature].length + [...renderedContent].length;
 	const segments = length <= SINGLE_SEGMENT_MAX_CHARS ? 1 : Math.ceil(length / LONG_SEGMENT_CHARS);
 	return { length, segments, estimatedCostYuan: Math.round(segments * PRICES_YUAN.smsSegment * 10000) / 10000 };
 }

@@ -4,18 +4,34 @@ import type { CheckResult } from './phone';
 
 /** Province abbreviations that start a mainland plate, plus embassy/consulate plates. */
 const PLATE_PREFIXES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼使领';
-/** Province character, letter, then 5 (ordinary) or 6 (new-energy) letters or digits. */
-const PLATE = new RegExp(`^[${PLATE_PREFIXES}][A-Z][A-Z0-9]{5,6}$`);
+const PROVINCES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼';
+/** The forms of plate the gateway may be asked about; anything else is refused before paying. */
+const PLATES = [
+	// Ordinary: province, letter, 5 letters or digits; new-energy: 6.
+	new RegExp(`^[${PLATE_PREFIXES}][A-Z][A-Z0-9]{5,6}$`),
+	// Coach, police, trailer, Hong Kong / Macao crossing, consulate and test plates end in a character.
+	new RegExp(`^[${PROVINCES}][A-Z][A-Z0-9]{4}[学警挂港澳领试超]$`),
+	// Embassy plates: 使 and 6 digits; consulate plates also as province, 6 digits, 领.
+	/^使\d{6}$/,
+	new RegExp(`^[${PROVINCES}][0-9]{6}领$`),
+	// Armed police: WJ, optionally a province, 5 letters or digits (the last may be a branch character).
+	new RegExp(`^WJ[${PROVINCES}]?[0-9]{4}[0-9A-Z消边通森金警电]$`),
+	// Military: two letters, 5 digits.
+	/^[VKHBSLJNGCQZE][A-Z]\d{5}$/,
+];
+/** The plate field's description, shared by the operations that take a plate. */
+export const PLATE_FIELD_DESCRIPTION =
+	'The plate: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345; also forms ending in 学, 警, 挂, 港, 澳, 领 or 试 (京A1234学), embassy (使123456), armed police (WJ京12345) and military plates';
 const PLATE_PREFIX = new RegExp(`^[${PLATE_PREFIXES}][A-Z]?$`);
 const PLATE_SEPARATORS = /[\s·•.\-]/g;
 
 export function checkPlate(input: string): CheckResult {
 	const plate = String(input ?? '').replace(PLATE_SEPARATORS, '').toUpperCase();
 	if (plate === '') return { ok: false, value: 'is empty' };
-	if (!PLATE.test(plate)) {
+	if (!PLATES.some((form) => form.test(plate))) {
 		return {
 			ok: false,
-			value: `"${input}" is not a plate number: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345 or 粤BD12345`,
+			value: `"${input}" is not a plate number: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345 or 粤BD12345; or 4 and a closing character such as 京A1234学, 粤Z1234港; or an embassy plate such as 使123456`,
 		};
 	}
 	return { ok: true, value: plate };

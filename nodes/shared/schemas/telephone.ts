@@ -4,9 +4,12 @@ import { looseNumber, looseString, record } from './envelope';
 
 const text = looseString.nullable().optional();
 
-/** Telephone identification (spec 2.6). Values of `iszhapian` other than 1 are not shown, so any number passes. */
+/** Values of `iszhapian` other than 1 are not shown: a number (also as text) is read as one, anything else is kept as sent. */
+const flagValue = z.unknown().transform((value) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value));
+
+/** Telephone identification (spec 2.6). */
 export const telephoneIdentitySchema = record({
-	iszhapian: looseNumber.nullable().optional(),
+	iszhapian: flagValue.optional(),
 	province: text,
 	city: text,
 	sp: text,

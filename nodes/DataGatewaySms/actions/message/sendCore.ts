@@ -142,7 +142,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length, segments and estimated cost',
+						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length (signature with its 【】 and content; the 2 brackets count, so the estimate is never below the bill), segments and estimated cost',
 				},
 				{
 					displayName: 'Signature Text',
@@ -150,7 +150,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					type: 'string',
 					default: '',
 					description:
-						'The text of the signature, to count the message length without reading it from the gateway (ignored when Read Template and Signature is on)',
+						'The text of the signature without 【】, to count the message length without reading it from the gateway; the 2 brackets the gateway adds are counted too (ignored when Read Template and Signature is on)',
 				},
 				{
 					displayName: 'Template Content',

@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['signature'] } },
 		options: [
 			{ name: 'Create', value: 'create', description: 'Submit a new signature for review', action: 'Create a signature' },
-			{ name: 'Delete', value: 'delete', description: 'Delete a signature in any state', action: 'Delete a signature' },
+			{ name: 'Delete', value: 'delete', description: 'Delete an approved or rejected signature (one under review may be refused)', action: 'Delete a signature' },
 			{ name: 'Get', value: 'get', description: 'Get a signature with its review status', action: 'Get a signature' },
 			{ name: 'Update', value: 'update', description: 'Modify a rejected signature and resubmit it for review', action: 'Update a signature' },
 		],

@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['template'] } },
 		options: [
 			{ name: 'Create', value: 'create', description: 'Submit a new template for review', action: 'Create a template' },
-			{ name: 'Delete', value: 'delete', description: 'Delete a template in any state', action: 'Delete a template' },
+			{ name: 'Delete', value: 'delete', description: 'Delete an approved or rejected template (one under review may be refused)', action: 'Delete a template' },
 			{ name: 'Get', value: 'get', description: 'Get a template with its review status', action: 'Get a template' },
 			{ name: 'Update', value: 'update', description: 'Modify a rejected template and resubmit it for review', action: 'Update a template' },
 		],

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
-import { checkNumberTail, checkPlate, checkViolationVehicleType } from '../../../shared/checks/vehicle';
+import { checkNumberTail, checkPlate, checkViolationVehicleType, PLATE_FIELD_DESCRIPTION } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
 import { inputError } from '../../../shared/errors';
@@ -20,7 +20,7 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: '京A12345',
-		description: 'The plate: a province character, a letter, then 5 letters or digits (6 for new-energy plates)',
+		description: PLATE_FIELD_DESCRIPTION,
 		displayOptions: { show: showFor },
 	},
 	{
