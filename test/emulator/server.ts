@@ -63,8 +63,16 @@ export interface Emulator {
 	config(): EmulatorConfig;
 	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
 	callbacks(): Array<{ action: string; status: number | string }>;
+	/** Bodies POSTed to /__emulator/notifications (the examples' notification target in the sandbox). */
+	notifications(): ReceivedNotification[];
 	reset(): void;
 	close(): Promise<void>;
+}
+
+export interface ReceivedNotification {
+	receivedAt: string;
+	/** Parsed JSON, or the raw text when the body is not JSON. */
+	body: unknown;
 }
 
 export const DEMO_APP_CODE = 'demo-app-code';
@@ -111,6 +119,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const timers = new Set<NodeJS.Timeout>();
 	const sockets = new Set<Socket>();
 	const sentCallbacks: Array<{ action: string; status: number | string }> = [];
+	const notifications: ReceivedNotification[] = [];
 	let faults: Faults = {};
 	const quotaUsed = new Map<string, number>();
 	const acceptedTimes = new Map<string, number[]>();
@@ -280,8 +289,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	}
 
 	async function admin(path: string, request: IncomingMessage, response: ServerResponse) {
-		const body = request.method === 'PUT' || request.method === 'PATCH' ? JSON.parse((await readBody(request)) || '{}') : undefined;
 		const route = `${request.method} ${path.slice(ADMIN_PREFIX.length)}`;
+		if (route === 'POST notifications') {
+			const text = await readBody(request);
+			let body: unknown = text;
+			try {
+				body = JSON.parse(text);
+			} catch {
+				// Kept as text: any workflow may post here.
+			}
+			notifications.push({ receivedAt: new Date().toISOString(), body });
+			return json(response, 200, { ok: true, received: notifications.length });
+		}
+		const body = request.method === 'PUT' || request.method === 'PATCH' ? JSON.parse((await readBody(request)) || '{}') : undefined;
 		switch (route) {
 			case 'GET ledger':
 				return json(response, 200, ledger.snapshot());
@@ -301,6 +321,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 				return json(response, 200, { ...config, demo: emulator.demo });
 			case 'GET callbacks':
 				return json(response, 200, sentCallbacks);
+			case 'GET notifications':
+				return json(response, 200, notifications);
+			case 'DELETE notifications':
+				notifications.length = 0;
+				return json(response, 200, { ok: true });
 			case 'POST reset':
 				emulator.reset();
 				return json(response, 200, { ok: true });
@@ -371,6 +396,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		},
 		config: () => ({ ...config }),
 		callbacks: () => [...sentCallbacks],
+		notifications: () => [...notifications],
 		reset: () => {
 			ledger.reset();
 			faults = {};
@@ -378,6 +404,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			quotaUsed.clear();
 			sms.resetLimits();
 			sentCallbacks.length = 0;
+			notifications.length = 0;
 		},
 		close: async () => {
 			for (const timer of timers) clearTimeout(timer);
