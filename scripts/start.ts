@@ -54,15 +54,15 @@ async function main() {
 	await ensurePortFree(n8nPort, listenAddress, 'N8N_PORT', 'n8n');
 	await ensurePortFree(emulatorPort, '127.0.0.1', 'EMULATOR_PORT', 'the gateway emulator');
 
-	let emulator: Emulator | undefined;
-	let n8n: RunningN8n | undefined;
+	// Filled as they start, so Ctrl-C at any point stops what is running.
+	const running: { emulator?: Emulator; n8n?: RunningN8n } = {};
 	let stopping = false;
 	const stop = async () => {
 		if (stopping) return;
 		stopping = true;
 		console.log('\nStopping n8n and the emulator…');
-		await n8n?.stop();
-		await emulator?.close();
+		await running.n8n?.stop();
+		await running.emulator?.close();
 		console.log('Stopped. Your workflows, credentials and executions are kept in', sandboxDir);
 		process.exit(0);
 	};
@@ -81,7 +81,7 @@ async function main() {
 	mkdirSync(sandboxDir, { recursive: true });
 
 	// Also the receiver of the examples' notifications when a real gateway answers the calls.
-	emulator = await startEmulator({
+	const emulator = await startEmulator({
 		port: emulatorPort,
 		reviewDelayMs: Number(process.env.EMULATOR_REVIEW_DELAY_MS ?? 5000),
 		deliveryDelayMs: Number(process.env.EMULATOR_DELIVERY_DELAY_MS ?? 3000),
@@ -91,6 +91,7 @@ async function main() {
 	const appCode = realGateway ? String(process.env.GATEWAY_APP_CODE) : emulator.demo.appCode;
 	const credentialName = credentialNameFor(gatewayUrl, !realGateway);
 	const notificationUrl = `${emulator.url}/__emulator/notifications`;
+	running.emulator = emulator;
 
 	const runtime = await ensureRuntime('2');
 	const environment = { userFolder: sandboxDir, port: n8nPort, env: { N8N_LISTEN_ADDRESS: listenAddress } };
@@ -98,11 +99,12 @@ async function main() {
 	const { examples, importedIds } = await prepareSandbox(runtime, { ...environment, tarball: packPackage(), gatewayUrl, appCode, credentialName, notificationUrl });
 	if (stopping) return;
 	console.log('Starting n8n…');
-	n8n = await startN8n(runtime, environment);
+	const n8n = await startN8n(runtime, environment);
+	running.n8n = n8n;
 	n8n.process.once('exit', async (code) => {
 		if (stopping) return;
-		console.error(`n8n stopped unexpectedly (exit ${code}). Its log: ${n8n?.logFile}`);
-		await emulator?.close();
+		console.error(`n8n stopped unexpectedly (exit ${code}). Its log: ${n8n.logFile}`);
+		await emulator.close();
 		process.exit(1);
 	});
 

@@ -7,7 +7,7 @@ const PLATE_PREFIXES = '京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂�
 /** Province character, letter, then 5 (ordinary) or 6 (new-energy) letters or digits. */
 const PLATE = new RegExp(`^[${PLATE_PREFIXES}][A-Z][A-Z0-9]{5,6}$`);
 const PLATE_PREFIX = new RegExp(`^[${PLATE_PREFIXES}][A-Z]?$`);
-const PLATE_SEPARATORS = /[\s·•.\-]/g;
+const PLATE_SEPARATORS = /[\s·•.-]/g;
 
 export function checkPlate(input: string): CheckResult {
 	const plate = String(input ?? '').replace(PLATE_SEPARATORS, '').toUpperCase();
