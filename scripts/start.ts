@@ -134,7 +134,11 @@ async function main() {
 		`  Runtime cache: ${CACHE_DIR}`,
 	];
 	if (realGateway) {
-		lines.push(`  Delivery-report URL for the gateway's SMS settings: ${publicBase}${triggerPaths[0]}`);
+		lines.push(`  Trigger URLs for the gateway's SMS callback setting (it takes one):`);
+		for (const example of Object.values(examples)) {
+			const path = webhookPathOf(example);
+			if (path) lines.push(`    "${example.name}": ${publicBase}${path}`);
+		}
 		if (isLoopback(listenAddress)) {
 			lines.push(
 				`  n8n listens on ${listenAddress} only, so the gateway's callbacks cannot reach the trigger. To receive them, start with`,

@@ -160,9 +160,11 @@ async function main() {
 		log('Ctrl-C: stopped quietly with exit 0');
 
 		// 4. Second start: the same sandbox.
+		const secondStarted = Date.now();
 		const second = npmStart(env);
 		running.push(second);
 		await waitReady(second);
+		log(`second start ready in ${Math.round((Date.now() - secondStarted) / 1000)} s`);
 		rest = await session(n8nPort);
 		const workflows = await rest.workflows();
 		assert.ok(workflows.some((workflow) => workflow.id === kept.id && workflow.name === 'Made before the restart'), 'the workflow made before the restart is there');
