@@ -43,7 +43,7 @@ export async function sideBySide(emulator: EmulatorProcess, plates: string[], ra
 	const runtime = await ensureRuntime('2');
 	const userFolder = mkdtempSync(join(tmpdir(), 'dgw-bench-'));
 	// Installed as a user installs it (Community Nodes), from the built package.
-	installAsCommunityPackage(runtime, userFolder, packPackage());
+	installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
 	const environment = { userFolder };
 	const variants: Variant[] = [
 		{

@@ -10,12 +10,13 @@
  *   WEBHOOK_URL                              the public URL n8n shows for the trigger
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { startEmulator, type Emulator } from '../test/emulator/server';
-import { CACHE_DIR, ensureRuntime, loginOwner, packPackage, REPO_ROOT, setupOwner, startN8n, type RunningN8n } from './n8n-runtime';
+import { CACHE_DIR, ensureRuntime, packPackage, REPO_ROOT, setupOwner, startN8n, type RunningN8n } from './n8n-runtime';
 import { credentialNameFor, prepareSandbox, READY_LINE, SANDBOX_OWNER, webhookPathOf } from './sandbox';
 
 /** An error whose message is the whole story: printed without a stack. */
@@ -96,7 +97,10 @@ async function main() {
 	const runtime = await ensureRuntime('2');
 	const environment = { userFolder: sandboxDir, port: n8nPort, env: { N8N_LISTEN_ADDRESS: listenAddress } };
 	console.log(fresh ? 'Installing the package and importing the credential and the examples…' : 'Installing the package; keeping your workflows, credentials and executions…');
-	const { examples, importedIds } = await prepareSandbox(runtime, { ...environment, tarball: packPackage(), gatewayUrl, appCode, credentialName, notificationUrl });
+	const packDir = mkdtempSync(join(tmpdir(), 'dgw-start-'));
+	const { examples, importedIds } = await prepareSandbox(runtime, { ...environment, tarball: packPackage(packDir), gatewayUrl, appCode, credentialName, notificationUrl }).finally(() =>
+		rmSync(packDir, { recursive: true, force: true }),
+	);
 	if (stopping) return;
 	console.log('Starting n8n…');
 	const n8n = await startN8n(runtime, environment);
@@ -110,8 +114,8 @@ async function main() {
 
 	let login = `Log in with ${SANDBOX_OWNER.email} / ${SANDBOX_OWNER.password}`;
 	try {
-		if (fresh) await setupOwner(n8n.url, SANDBOX_OWNER);
-		else await loginOwner(n8n.url, SANDBOX_OWNER);
+		// Creates the owner in a new sandbox, logs in to a kept one.
+		await setupOwner(n8n.url, SANDBOX_OWNER);
 	} catch {
 		login = `Log in with your own account (the sandbox owner's password was changed); npm start -- --reset starts over`;
 	}

@@ -136,8 +136,13 @@ async function checkLine(line: N8nLine, tarball: string) {
 async function main() {
 	const lines = (process.env.E2E_LINES ?? '2,1').split(',').map((line) => line.trim()) as N8nLine[];
 	// Built by the caller (npm run build), packed once for both lines.
-	const tarball = packPackage();
-	for (const line of lines) await checkLine(line, tarball);
+	const packDir = mkdtempSync(join(tmpdir(), 'dgw-e2e-pack-'));
+	try {
+		const tarball = packPackage(packDir);
+		for (const line of lines) await checkLine(line, tarball);
+	} finally {
+		rmSync(packDir, { recursive: true, force: true });
+	}
 	console.log(`end-to-end: n8n ${lines.map((line) => `${line}.x`).join(' and ')} passed`);
 }
 
