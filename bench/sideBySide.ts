@@ -6,8 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ensureRuntime, n8nCommand, REPO_ROOT } from '../scripts/n8n-runtime';
-import { CUSTOM_PREFIX } from '../scripts/sandbox';
+import { ensureRuntime, installAsCommunityPackage, n8nCommand, NODE_TYPE_PREFIX, packPackage } from '../scripts/n8n-runtime';
 import type { EmulatorProcess } from './gateway';
 
 export interface SideBySideRow {
@@ -43,7 +42,9 @@ function workflow(variant: Variant, plates: string[], emulator: EmulatorProcess)
 export async function sideBySide(emulator: EmulatorProcess, plates: string[], rateCap: number): Promise<SideBySideRow[]> {
 	const runtime = await ensureRuntime('2');
 	const userFolder = mkdtempSync(join(tmpdir(), 'dgw-bench-'));
-	const environment = { userFolder, customExtensions: [join(REPO_ROOT, 'dist')] };
+	// Installed as a user installs it (Community Nodes), from the built package.
+	installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
+	const environment = { userFolder };
 	const variants: Variant[] = [
 		{
 			id: 'benchHttpDefault',
@@ -63,7 +64,7 @@ export async function sideBySide(emulator: EmulatorProcess, plates: string[], ra
 			id: 'benchDataGateway',
 			label: 'Data Gateway Vehicle node, default settings',
 			node: {
-				type: `${CUSTOM_PREFIX}dataGatewayVehicle`,
+				type: `${NODE_TYPE_PREFIX}dataGatewayVehicle`,
 				typeVersion: 1,
 				parameters: { resource: 'violation', operation: 'query', carNumber: '={{ $json.plate }}' },
 				credentials: { dataGatewayApi: { id: 'dgw-bench', name: 'Bench gateway' } },

@@ -17,6 +17,8 @@ export type { CommandResult, N8nEnvironment, RunningN8n, StartOptions } from './
 export { loginOwner, setupOwner } from './n8n-runtime/owner';
 export { communityNodesDir, installAsCommunityPackage, NODE_TYPE_PREFIX, PACKAGE_NAME, packPackage } from './n8n-runtime/community';
 export type { OwnerAccount } from './n8n-runtime/owner';
+export { N8nRest } from './n8n-runtime/rest';
+export type { ExecutionSummary, WorkflowSummary } from './n8n-runtime/rest';
 export { checkRuntime } from './n8n-runtime/check';
 
 function linesOf(which: string | undefined): N8nLine[] {

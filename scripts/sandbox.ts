@@ -1,18 +1,23 @@
 /**
- * Puts this package, a gateway credential and the example workflows into a real n8n user folder.
- * Shared by `npm start` and the end-to-end suite, so both show the same thing.
+ * Puts this package, a gateway credential and the example workflows into a real n8n user folder,
+ * the way a user gets them: the packed package installed as a community package, the examples
+ * imported unchanged. Shared by `npm start`, `npm run test:sandbox` and the end-to-end suite.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { activateWorkflow, n8nCommand, REPO_ROOT, type N8nEnvironment, type Runtime } from './n8n-runtime';
+import { activateWorkflow, installAsCommunityPackage, NODE_TYPE_PREFIX, REPO_ROOT, runN8nCommand, type N8nEnvironment, type Runtime } from './n8n-runtime';
 
-export const PACKAGE_NAME = 'n8n-nodes-data-gateway';
-/** Nodes loaded through N8N_CUSTOM_EXTENSIONS get this prefix instead of the package name. */
-export const CUSTOM_PREFIX = 'CUSTOM.';
 export const EXAMPLES_DIR = join(REPO_ROOT, 'examples');
+/** The examples name this credential; the sandbox keeps one credential under this id, pointed at the current gateway. */
 export const CREDENTIAL_ID = 'dgw-credential';
-const NOTIFY_PLACEHOLDER = 'https://example.com/replace-with-your-notification-url';
+/** What the examples' Settings node holds: the emulator's notification receiver on its default port. */
+export const DEFAULT_NOTIFICATION_URL = 'http://127.0.0.1:8787/__emulator/notifications';
+
+/** The owner `npm start` creates in a new sandbox. */
+export const SANDBOX_OWNER = { email: 'demo@example.com', password: 'Sandbox-Demo-1', firstName: 'Demo', lastName: 'User' };
+/** `npm start` prints this once everything is up; test:sandbox waits for it. */
+export const READY_LINE = 'is running with the Data Gateway nodes';
 
 export interface ExampleWorkflow {
 	id: string;
@@ -31,46 +36,92 @@ export function loadExamples(): Record<string, ExampleWorkflow> {
 
 /** Trigger workflows: their production webhook path is /webhook/<webhookId>/data-gateway-sms. */
 export function webhookPathOf(workflow: ExampleWorkflow): string | undefined {
-	const trigger = workflow.nodes.find((node) => node.type.endsWith('.dataGatewaySmsTrigger'));
+	const trigger = workflow.nodes.find((node) => node.type === `${NODE_TYPE_PREFIX}dataGatewaySmsTrigger`);
 	return trigger?.webhookId ? `webhook/${trigger.webhookId}/data-gateway-sms` : undefined;
 }
 
-export interface SandboxOptions extends N8nEnvironment {
-	gatewayUrl: string;
-	appCode: string;
-	/** Where the example notifications go; the placeholder stays when not given. */
-	notifyUrl?: string;
+/** The node that starts a manual run of an example (its manual trigger). */
+export function manualTriggerOf(workflow: ExampleWorkflow): string | undefined {
+	return workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')?.name;
 }
 
-/** Imports the credential and the examples, and activates the trigger workflows. Returns the examples as imported. */
-export async function prepareSandbox(runtime: Runtime, options: SandboxOptions): Promise<Record<string, ExampleWorkflow>> {
+/** "Data Gateway (emulator)" or "Data Gateway (gateway.example.com)": the credential says where it points. */
+export function credentialNameFor(gatewayUrl: string, emulator: boolean): string {
+	if (emulator) return 'Data Gateway (emulator)';
+	try {
+		return `Data Gateway (${new URL(gatewayUrl).host})`;
+	} catch {
+		return 'Data Gateway';
+	}
+}
+
+export interface SandboxOptions extends N8nEnvironment {
+	/** The packed package (packPackage()); installed afresh each time, so a rebuilt package is what runs. */
+	tarball: string;
+	gatewayUrl: string;
+	appCode: string;
+	credentialName: string;
+	/** Where the examples' notifications go; replaces DEFAULT_NOTIFICATION_URL when it differs. */
+	notificationUrl?: string;
+}
+
+export interface PreparedSandbox {
+	examples: Record<string, ExampleWorkflow>;
+	/** Example ids imported now (the others were already in the user folder and are left as the user keeps them). */
+	importedIds: string[];
+}
+
+async function n8nOrThrow(runtime: Runtime, args: string[], options: N8nEnvironment) {
+	const result = await runN8nCommand(runtime, args, options);
+	if (result.code !== 0) throw new Error(`n8n ${args[0]} failed (${result.code}):\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`);
+	return result;
+}
+
+/**
+ * Installs the package and the credential (replaced each time, so it points at the current
+ * gateway), imports the examples that are not in the user folder yet (by id, so nothing is
+ * duplicated and the user's edits stay), and activates the trigger examples it imported.
+ */
+export async function prepareSandbox(runtime: Runtime, options: SandboxOptions): Promise<PreparedSandbox> {
+	installAsCommunityPackage(runtime, options.userFolder, options.tarball);
 	const staging = join(options.userFolder, 'import');
+	rmSync(staging, { recursive: true, force: true });
 	mkdirSync(join(staging, 'workflows'), { recursive: true });
 	const credential = [
 		{
 			id: CREDENTIAL_ID,
-			name: 'Data Gateway (emulator)',
+			name: options.credentialName,
 			type: 'dataGatewayApi',
 			data: { appCodeSecret: options.appCode, baseUrl: options.gatewayUrl, appCodePlacement: 'query' },
 		},
 	];
-	writeFileSync(join(staging, 'credentials.json'), JSON.stringify(credential));
-	const imported: Record<string, ExampleWorkflow> = {};
+	const credentialFile = join(staging, 'credentials.json');
+	writeFileSync(credentialFile, JSON.stringify(credential));
+	try {
+		await n8nOrThrow(runtime, ['import:credentials', `--input=${credentialFile}`], options);
+	} finally {
+		// The file holds the appCode in plain text; n8n keeps it encrypted.
+		rmSync(credentialFile, { force: true });
+	}
+
+	const listed = await n8nOrThrow(runtime, ['list:workflow', '--onlyId'], options);
+	const existing = new Set(listed.stdout.split('\n').map((line) => line.trim()));
+	const examples: Record<string, ExampleWorkflow> = {};
+	const importedIds: string[] = [];
 	for (const [name, example] of Object.entries(loadExamples())) {
-		let text = JSON.stringify(example).split(`"${PACKAGE_NAME}.`).join(`"${CUSTOM_PREFIX}`);
-		if (options.notifyUrl) text = text.split(NOTIFY_PLACEHOLDER).join(options.notifyUrl);
-		imported[name] = JSON.parse(text);
+		let text = JSON.stringify(example);
+		if (options.notificationUrl) text = text.split(DEFAULT_NOTIFICATION_URL).join(options.notificationUrl);
+		examples[name] = JSON.parse(text);
+		if (existing.has(example.id)) continue;
 		writeFileSync(join(staging, 'workflows', `${name}.json`), text);
+		importedIds.push(example.id);
 	}
-	for (const args of [
-		['import:credentials', `--input=${join(staging, 'credentials.json')}`],
-		['import:workflow', '--separate', `--input=${join(staging, 'workflows')}`],
-	]) {
-		const result = await n8nCommand(runtime, args, options);
-		if (result.code !== 0) throw new Error(`n8n ${args[0]} failed:\n${result.stdout}\n${result.stderr}`);
+	if (importedIds.length > 0) {
+		await n8nOrThrow(runtime, ['import:workflow', '--separate', `--input=${join(staging, 'workflows')}`], options);
+		for (const workflow of Object.values(examples)) {
+			if (importedIds.includes(workflow.id) && webhookPathOf(workflow)) await activateWorkflow(runtime, workflow.id, options);
+		}
 	}
-	for (const workflow of Object.values(imported)) {
-		if (webhookPathOf(workflow)) await activateWorkflow(runtime, workflow.id, options);
-	}
-	return imported;
+	rmSync(staging, { recursive: true, force: true });
+	return { examples, importedIds };
 }

@@ -62,6 +62,17 @@ function killGroup(pid: number, signal: NodeJS.Signals) {
 	}
 }
 
+/**
+ * n8n handles only its first SIGTERM gracefully (a second one kills it mid-shutdown), and a
+ * Ctrl-C under npm arrives twice (from the terminal and forwarded by npm): one SIGTERM per group.
+ */
+const terminatedGroups = new Set<number>();
+function terminateGroup(pid: number) {
+	if (terminatedGroups.has(pid)) return;
+	terminatedGroups.add(pid);
+	killGroup(pid, 'SIGTERM');
+}
+
 function trackGroup(pid: number) {
 	liveGroups.add(pid);
 	if (exitHooksInstalled) return;
@@ -69,7 +80,7 @@ function trackGroup(pid: number) {
 	process.on('exit', () => liveGroups.forEach((group) => killGroup(group, 'SIGKILL')));
 	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 		const forward = () => {
-			liveGroups.forEach((group) => killGroup(group, 'SIGTERM'));
+			liveGroups.forEach(terminateGroup);
 			// Alone on this signal, keep Node's default of ending the process.
 			if (process.listenerCount(signal) === 1) process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
 		};
@@ -87,6 +98,7 @@ function spawnN8n(runtime: Runtime, args: string[], env: NodeJS.ProcessEnv, cwd:
 			// Sweep runners left behind by a main process that died abruptly.
 			killGroup(pid, 'SIGKILL');
 			liveGroups.delete(pid);
+			terminatedGroups.delete(pid);
 		});
 	}
 	return child;
@@ -210,7 +222,7 @@ export async function startN8n(runtime: Runtime, options: StartOptions): Promise
 
 	const stop = async () => {
 		if (!exited && child.pid !== undefined) {
-			killGroup(child.pid, 'SIGTERM');
+			terminateGroup(child.pid);
 			const pid = child.pid;
 			const hardKill = setTimeout(() => killGroup(pid, 'SIGKILL'), 20_000);
 			await exit;

@@ -1,37 +1,20 @@
 /**
- * `npm run test:e2e`: the built package inside real n8n 2.x and 1.123.x (headless).
- * Loads it, runs the example workflows with `n8n execute`, and lets the emulator's callbacks
- * start the active trigger workflows, checking that each callback starts exactly one execution.
+ * `npm run test:e2e`: the packed package inside real n8n 2.x and 1.123.x, installed the way
+ * Community Nodes installs it. Runs the example workflows with `n8n execute`, lets the emulator's
+ * callbacks start the active trigger workflows (each callback starts exactly one execution), and
+ * checks through the REST API that the credential test passes and every execution is green.
  * E2E_LINES=2 (or 1) runs one line only.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ensureRuntime, n8nCommand, REPO_ROOT, setupOwner, startN8n, type N8nLine, type Runtime } from '../../scripts/n8n-runtime';
-import { prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
+import { ensureRuntime, n8nCommand, N8nRest, NODE_TYPE_PREFIX, packPackage, setupOwner, startN8n, type N8nLine, type Runtime } from '../../scripts/n8n-runtime';
+import { credentialNameFor, CREDENTIAL_ID, prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
-
-type Notification = { outcome: string; [key: string]: unknown };
-
-async function notificationReceiver() {
-	const received: Notification[] = [];
-	const server = createServer((request, response) => {
-		let text = '';
-		request.on('data', (chunk) => (text += chunk));
-		request.on('end', () => {
-			received.push(JSON.parse(text || '{}'));
-			response.end('{}');
-		});
-	});
-	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`, received, close: () => new Promise((done) => server.close(done)) };
-}
 
 /** `n8n execute --rawOutput` prints the run's result as JSON after its log lines. */
 function parseExecuteOutput(stdout: string): unknown {
@@ -40,10 +23,12 @@ function parseExecuteOutput(stdout: string): unknown {
 	return JSON.parse(stdout.slice(start));
 }
 
-async function executeExample(runtime: Runtime, workflowId: string, environment: { userFolder: string; customExtensions: string[] }) {
+async function executeExample(runtime: Runtime, workflowId: string, environment: { userFolder: string }) {
 	const result = await n8nCommand(runtime, ['execute', `--id=${workflowId}`, '--rawOutput'], environment);
 	assert.equal(result.code, 0, `n8n execute ${workflowId} failed:\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`);
-	return { output: parseExecuteOutput(result.stdout), text: result.stdout };
+	const output = parseExecuteOutput(result.stdout) as { status?: string };
+	assert.equal(output.status, 'success', `${workflowId} ended ${output.status}`);
+	return { output, text: result.stdout };
 }
 
 async function until(condition: () => boolean, timeoutMs: number, what: string) {
@@ -54,18 +39,24 @@ async function until(condition: () => boolean, timeoutMs: number, what: string) 
 	}
 }
 
-async function checkLine(line: N8nLine) {
+async function checkLine(line: N8nLine, tarball: string) {
 	const started = Date.now();
 	const log = (text: string) => console.log(`[n8n ${line}.x] ${text}`);
 	const runtime = await ensureRuntime(line, log);
 	const userFolder = mkdtempSync(join(tmpdir(), `dgw-e2e-${line}-`));
-	const environment = { userFolder, customExtensions: [join(REPO_ROOT, 'dist')] };
+	const environment = { userFolder };
 	let emulator: Emulator | undefined;
-	const receiver = await notificationReceiver();
 	try {
 		emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
-		const examples = await prepareSandbox(runtime, { ...environment, gatewayUrl: emulator.url, appCode: emulator.demo.appCode, notifyUrl: receiver.url });
-		log('package loaded, examples imported');
+		const { examples } = await prepareSandbox(runtime, {
+			...environment,
+			tarball,
+			gatewayUrl: emulator.url,
+			appCode: emulator.demo.appCode,
+			credentialName: credentialNameFor(emulator.url, true),
+			notificationUrl: `${emulator.url}/__emulator/notifications`,
+		});
+		log('package installed as a community package, examples imported');
 
 		// 1. The batch phone lookup: 8 numbers with repeats, one paid question per distinct number.
 		emulator.resetLedger();
@@ -88,9 +79,13 @@ async function checkLine(line: N8nLine) {
 			const ownLines = n8n.log().split('\n').filter((text) => /data-?gateway/i.test(text) && /(error|warn|fail)/i.test(text));
 			assert.deepEqual(ownLines, [], `n8n logged problems with the package:\n${ownLines.join('\n')}`);
 			const cookie = await setupOwner(n8n.url, { email: 'e2e@example.com', password: 'E2e-Password-1', firstName: 'E2E', lastName: 'Check' });
-			const types = (await (await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } })).json()) as Array<{ name: string }>;
-			for (const name of NODE_NAMES) assert.ok(types.some((type) => type.name === `CUSTOM.${name}`), `n8n lists ${name}`);
-			log('editor lists all five nodes');
+			const rest = new N8nRest(n8n.url, cookie);
+			const types = await rest.nodeTypeNames();
+			for (const name of NODE_NAMES) assert.ok(types.includes(`${NODE_TYPE_PREFIX}${name}`), `n8n lists ${NODE_TYPE_PREFIX}${name}`);
+			log('editor lists all five nodes under the package name');
+			const credentialTest = await rest.testCredential(CREDENTIAL_ID);
+			assert.equal(credentialTest.status, 'OK', `credential test: ${JSON.stringify(credentialTest)}`);
+			log(`credential test: ${credentialTest.message}`);
 
 			const webhookUrls = Object.values(examples)
 				.map(webhookPathOf)
@@ -102,7 +97,8 @@ async function checkLine(line: N8nLine) {
 			emulator.resetLedger();
 			await executeExample(runtime, examples['sms-send'].id, environment);
 			assert.equal(emulator.ledger().byPath['/sms/send']?.calls, 1, 'one send');
-			await until(() => receiver.received.some((note) => note.outcome === 'delivered'), 30_000, 'the delivered report');
+			const outcomesOf = () => emulator!.notifications().map((note) => (note.body as { outcome?: string }).outcome);
+			await until(() => outcomesOf().includes('delivered'), 30_000, 'the delivered report');
 
 			// A failed delivery, a signature review and a template review, straight at the emulator.
 			emulator.configure({ deliveryFailureShare: 1 });
@@ -111,30 +107,42 @@ async function checkLine(line: N8nLine) {
 			await gateway('/sms/send', { signId: emulator.demo.signatureId, templateId: emulator.demo.templateWithoutVariablesId, phone: '13900008888' });
 			await gateway('/sms/add_sign', { name: '端到端签名', remark: 'e2e' });
 			await gateway('/sms/add_template', { name: 'e2e', content: '您好${name}', remark: 'e2e' });
-			await until(() => receiver.received.length >= 4, 30_000, 'four notifications');
+			await until(() => outcomesOf().length >= 4, 30_000, 'four notifications');
 			await new Promise((done) => setTimeout(done, 3000)); // room for any duplicate start to show up
 
-			const outcomes = receiver.received.map((note) => note.outcome).sort();
-			assert.deepEqual(outcomes, ['delivered', 'failed', 'review', 'review'], `one execution per callback, got ${JSON.stringify(receiver.received)}`);
+			assert.deepEqual(outcomesOf().sort(), ['delivered', 'failed', 'review', 'review'], `one execution per callback, got ${JSON.stringify(emulator.notifications())}`);
 			// Each callback went to both trigger workflows: one started, the other filtered it out with 200.
 			const callbacks = emulator.callbacks();
 			assert.equal(callbacks.length, 8, `8 deliveries of 4 callbacks, got ${JSON.stringify(callbacks)}`);
 			assert.ok(callbacks.every((callback) => callback.status === 200), `all callbacks answered 200: ${JSON.stringify(callbacks)}`);
 			log('4 callbacks started exactly 4 executions');
+			const executions = await rest.executions();
+			for (const example of [examples['delivery-reports'], examples['review-notifications']]) {
+				const runs = executions.filter((execution) => execution.workflowId === example.id);
+				assert.deepEqual(runs.map((execution) => execution.status), ['success', 'success'], `"${example.name}": two green executions`);
+			}
+			assert.deepEqual(executions.filter((execution) => execution.status !== 'success'), [], 'every stored execution is green');
+			log(`all ${executions.length} stored executions green`);
 		} finally {
 			await n8n.stop();
 		}
 		log(`passed in ${Math.round((Date.now() - started) / 1000)} s`);
 	} finally {
 		await emulator?.close();
-		await receiver.close();
 		rmSync(userFolder, { recursive: true, force: true });
 	}
 }
 
 async function main() {
 	const lines = (process.env.E2E_LINES ?? '2,1').split(',').map((line) => line.trim()) as N8nLine[];
-	for (const line of lines) await checkLine(line);
+	// Built by the caller (npm run build), packed once for both lines.
+	const packDir = mkdtempSync(join(tmpdir(), 'dgw-e2e-pack-'));
+	try {
+		const tarball = packPackage(packDir);
+		for (const line of lines) await checkLine(line, tarball);
+	} finally {
+		rmSync(packDir, { recursive: true, force: true });
+	}
 	console.log(`end-to-end: n8n ${lines.map((line) => `${line}.x`).join(' and ')} passed`);
 }
 

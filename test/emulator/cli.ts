@@ -28,6 +28,7 @@ async function main() {
 	console.log(`  approved template id (no variables):                ${demo.templateWithoutVariablesId}`);
 	console.log(`  callback URL: ${emulator.config().callbackUrl ?? '(none; set with --callback-url or PATCH /__emulator/config)'}`);
 	console.log(`  ledger: GET ${emulator.url}/__emulator/ledger`);
+	console.log(`  notifications received (POST to record): GET ${emulator.url}/__emulator/notifications`);
 	const stop = async () => {
 		await emulator.close();
 		process.exit(0);

@@ -280,6 +280,20 @@ describe('admin API and faults', () => {
 		expect(emulator.ledger().totals.calls).toBe(0);
 	});
 
+	it('records notifications posted to it, lists them and forgets them on DELETE', async () => {
+		const url = `${emulator.url}/__emulator/notifications`;
+		await fetch(url, { method: 'DELETE' });
+		const posted = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'delivered', taskId: 't1' }) });
+		expect(posted.status).toBe(200);
+		await fetch(url, { method: 'POST', body: 'plain words' });
+		const listed = (await (await fetch(url)).json()) as Array<{ receivedAt: string; body: unknown }>;
+		expect(listed.map((note) => note.body)).toEqual([{ outcome: 'delivered', taskId: 't1' }, 'plain words']);
+		expect(Number.isNaN(Date.parse(listed[0].receivedAt))).toBe(false);
+		expect(emulator.notifications()).toHaveLength(2);
+		await fetch(url, { method: 'DELETE' });
+		expect(await (await fetch(url)).json()).toEqual([]);
+	});
+
 	it('answers 429 with Retry-After above the rate cap, and counts the rejections', async () => {
 		// A window of a minute: the 5 calls hit the cap however slowly this machine makes them.
 		await fetch(`${emulator.url}/__emulator/faults`, { method: 'PUT', body: JSON.stringify({ rateCapPerSecond: 3, rateCapWindowMs: 60_000 }) });

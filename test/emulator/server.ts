@@ -75,8 +75,16 @@ export interface Emulator {
 	finishPending(kind: PendingKind, id?: string): void;
 	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
 	callbacks(): Array<{ action: string; status: number | string }>;
+	/** Bodies POSTed to /__emulator/notifications (the examples' notification target in the sandbox). */
+	notifications(): ReceivedNotification[];
 	reset(): void;
 	close(): Promise<void>;
+}
+
+export interface ReceivedNotification {
+	receivedAt: string;
+	/** Parsed JSON, or the raw text when the body is not JSON. */
+	body: unknown;
 }
 
 export const DEMO_APP_CODE = 'demo-app-code';
@@ -123,6 +131,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const timers = new Map<NodeJS.Timeout, { kind: PendingKind; id: string; run: () => void }>();
 	const sockets = new Set<Socket>();
 	const sentCallbacks: Array<{ action: string; status: number | string }> = [];
+	const notifications: ReceivedNotification[] = [];
 	let faults: Faults = {};
 	const quotaUsed = new Map<string, number>();
 	const acceptedTimes = new Map<string, number[]>();
@@ -311,8 +320,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	}
 
 	async function admin(path: string, request: IncomingMessage, response: ServerResponse, query: URLSearchParams) {
-		const body = request.method === 'PUT' || request.method === 'PATCH' ? JSON.parse((await readBody(request)) || '{}') : undefined;
 		const route = `${request.method} ${path.slice(ADMIN_PREFIX.length)}`;
+		if (route === 'POST notifications') {
+			const text = await readBody(request);
+			let body: unknown = text;
+			try {
+				body = JSON.parse(text);
+			} catch {
+				// Kept as text: any workflow may post here.
+			}
+			notifications.push({ receivedAt: new Date().toISOString(), body });
+			return json(response, 200, { ok: true, received: notifications.length });
+		}
+		const body = request.method === 'PUT' || request.method === 'PATCH' ? JSON.parse((await readBody(request)) || '{}') : undefined;
 		switch (route) {
 			case 'GET ledger':
 				return json(response, 200, ledger.snapshot());
@@ -337,6 +357,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 				return json(response, 200, { ok: true });
 			case 'POST finish/deliveries':
 				finishPending('delivery', query.get('id') ?? undefined);
+				return json(response, 200, { ok: true });
+			case 'GET notifications':
+				return json(response, 200, notifications);
+			case 'DELETE notifications':
+				notifications.length = 0;
 				return json(response, 200, { ok: true });
 			case 'POST reset':
 				emulator.reset();
@@ -409,6 +434,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		config: () => ({ ...config }),
 		finishPending,
 		callbacks: () => [...sentCallbacks],
+		notifications: () => [...notifications],
 		reset: () => {
 			ledger.reset();
 			faults = {};
@@ -416,6 +442,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			quotaUsed.clear();
 			sms.resetLimits();
 			sentCallbacks.length = 0;
+			notifications.length = 0;
 		},
 		close: async () => {
 			for (const timer of timers.keys()) clearTimeout(timer);

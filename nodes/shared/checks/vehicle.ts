@@ -23,7 +23,7 @@ const PLATES = [
 export const PLATE_FIELD_DESCRIPTION =
 	'The plate: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345; also forms ending in 学, 警, 挂, 港, 澳, 领 or 试 (京A1234学), embassy (使123456), armed police (WJ京12345) and military plates';
 const PLATE_PREFIX = new RegExp(`^[${PLATE_PREFIXES}][A-Z]?$`);
-const PLATE_SEPARATORS = /[\s·•.\-]/g;
+const PLATE_SEPARATORS = /[\s·•.-]/g;
 
 export function checkPlate(input: string): CheckResult {
 	const plate = String(input ?? '').replace(PLATE_SEPARATORS, '').toUpperCase();

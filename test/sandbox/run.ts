@@ -1,0 +1,217 @@
+/**
+ * `npm run test:sandbox`: what a new user does, checked through n8n's REST API. Runs `npm start`
+ * on free ports with a throwaway sandbox folder, then: the five nodes are listed under the package
+ * name, the credential's Test succeeds, every example runs green (the trigger examples from the
+ * emulator's callbacks, their notifications arriving at the emulator), Ctrl-C stops quietly with
+ * exit 0; after a restart a workflow made before it is still there, the examples are not
+ * duplicated and the owner still logs in; a busy port names its variable; `--reset` starts over.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { freePort, loginOwner, N8nRest, NODE_TYPE_PREFIX, REPO_ROOT } from '../../scripts/n8n-runtime';
+import { CREDENTIAL_ID, loadExamples, manualTriggerOf, READY_LINE, SANDBOX_OWNER, webhookPathOf } from '../../scripts/sandbox';
+
+const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
+/** A stack frame line, as a raw error dump prints it. */
+const STACK_FRAME = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
+
+const log = (text: string) => console.log(`[sandbox] ${text}`);
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** Resolves 'timeout' after ms without keeping the process alive. */
+const timeout = (ms: number) => new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), ms).unref());
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await read();
+		if (ok(value)) return value;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(value).slice(0, 2000)}`);
+		await sleep(250);
+	}
+}
+
+interface NpmStart {
+	process: ChildProcess;
+	output(): string;
+	exited: Promise<number | null>;
+}
+
+/** `npm start` in its own process group, as a terminal runs it (so Ctrl-C can be sent to the group). */
+function npmStart(env: NodeJS.ProcessEnv, args: string[] = []): NpmStart {
+	const child = spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	let output = '';
+	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+	const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
+	return { process: child, output: () => output, exited };
+}
+
+async function waitReady(start: NpmStart, timeoutMs = 20 * 60_000) {
+	let exitCode: number | null | undefined;
+	void start.exited.then((code) => (exitCode = code));
+	const deadline = Date.now() + timeoutMs;
+	while (!start.output().includes(READY_LINE)) {
+		if (exitCode !== undefined) throw new Error(`npm start exited (${exitCode}) before it was ready:\n${start.output().slice(-4000)}`);
+		if (Date.now() > deadline) throw new Error(`npm start not ready in ${timeoutMs / 1000} s:\n${start.output().slice(-4000)}`);
+		await sleep(250);
+	}
+}
+
+/** Ctrl-C in a terminal: SIGINT to the whole foreground group. */
+async function pressCtrlC(start: NpmStart): Promise<{ code: number | null; after: string }> {
+	const before = start.output().length;
+	process.kill(-(start.process.pid as number), 'SIGINT');
+	const code = await Promise.race([start.exited, timeout(60_000)]);
+	if (code === 'timeout') {
+		process.kill(-(start.process.pid as number), 'SIGKILL');
+		throw new Error(`npm start did not stop within 60 s of Ctrl-C:\n${start.output().slice(-3000)}`);
+	}
+	return { code, after: start.output().slice(before) };
+}
+
+async function stopQuietly(start: NpmStart, label: string) {
+	const { code, after } = await pressCtrlC(start);
+	assert.equal(code, 0, `${label}: Ctrl-C exits 0, got ${code}:\n${after}`);
+	assert.doesNotMatch(after, STACK_FRAME, `${label}: no stack trace on Ctrl-C:\n${after}`);
+	assert.doesNotMatch(after, /error/i, `${label}: no error on Ctrl-C:\n${after}`);
+}
+
+async function session(n8nPort: number): Promise<N8nRest> {
+	const url = `http://127.0.0.1:${n8nPort}`;
+	return new N8nRest(url, await loginOwner(url, SANDBOX_OWNER));
+}
+
+async function main() {
+	const started = Date.now();
+	const sandboxDir = mkdtempSync(join(tmpdir(), 'dgw-sandbox-test-'));
+	const n8nPort = await freePort();
+	const emulatorPort = await freePort();
+	const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		N8N_PORT: String(n8nPort),
+		EMULATOR_PORT: String(emulatorPort),
+		SANDBOX_DIR: sandboxDir,
+		EMULATOR_REVIEW_DELAY_MS: '500',
+		EMULATOR_DELIVERY_DELAY_MS: '500',
+		EMULATOR_FAILURE_SHARE: '0',
+	};
+	delete env.GATEWAY_BASE_URL;
+	delete env.GATEWAY_APP_CODE;
+	const examples = Object.values(loadExamples());
+	const running: NpmStart[] = [];
+	try {
+		// 1. First start: a new sandbox.
+		const first = npmStart(env);
+		running.push(first);
+		await waitReady(first);
+		log(`first start ready in ${Math.round((Date.now() - started) / 1000)} s; it printed:\n${first.output().replace(/^npm warn .*\n/gm, '')}`);
+		let rest = await session(n8nPort);
+
+		const types = await rest.nodeTypeNames();
+		for (const name of NODE_NAMES) assert.ok(types.includes(`${NODE_TYPE_PREFIX}${name}`), `n8n lists ${NODE_TYPE_PREFIX}${name}`);
+		log('n8n lists the five nodes under the package name');
+
+		const test = await rest.testCredential(CREDENTIAL_ID);
+		assert.equal(test.status, 'OK', `credential test: ${JSON.stringify(test)}`);
+		log(`credential Test: ${test.message}`);
+
+		// 2. Every example green: manual ones run from their manual trigger, trigger ones from the emulator's callbacks.
+		for (const example of examples) {
+			const trigger = manualTriggerOf(example);
+			if (!trigger) continue;
+			const execution = await rest.finishedExecution(await rest.runWorkflow(example.id, trigger));
+			assert.equal(execution.status, 'success', `"${example.name}" ended ${execution.status}`);
+			log(`"${example.name}": ${execution.status}`);
+		}
+		await fetch(`${emulatorUrl}/sms/add_sign?${new URLSearchParams({ name: '沙盒签名', remark: 'sandbox check', appCode: 'demo-app-code' })}`);
+		const triggerExamples = examples.filter((example) => webhookPathOf(example) !== undefined);
+		assert.equal(triggerExamples.length, 2, 'two trigger examples');
+		const executions = await until(
+			() => rest.executions(),
+			(list) => triggerExamples.every((example) => list.some((execution) => execution.workflowId === example.id && execution.status !== 'running' && execution.status !== 'new')),
+			60_000,
+			'the delivery-report and review executions',
+		);
+		for (const example of triggerExamples) {
+			const mine = executions.filter((execution) => execution.workflowId === example.id);
+			assert.equal(mine.length, 1, `one execution of "${example.name}", got ${JSON.stringify(mine)}`);
+			assert.equal(mine[0].status, 'success', `"${example.name}" ended ${mine[0].status}`);
+			log(`"${example.name}" (from the callback): ${mine[0].status}`);
+		}
+		const allExecutions = await rest.executions();
+		assert.ok(allExecutions.every((execution) => execution.status === 'success'), `every execution green: ${JSON.stringify(allExecutions)}`);
+		const notes = (await (await fetch(`${emulatorUrl}/__emulator/notifications`)).json()) as Array<{ body: { outcome?: string } }>;
+		assert.deepEqual(notes.map((note) => note.body.outcome).sort(), ['delivered', 'review'], `notifications at the emulator: ${JSON.stringify(notes)}`);
+		log('notifications arrived at the emulator: delivered, review');
+
+		// 3. Work made before a restart.
+		const kept = await rest.createWorkflow({
+			name: 'Made before the restart',
+			nodes: [{ id: 'k1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		});
+		await stopQuietly(first, 'first start');
+		log('Ctrl-C: stopped quietly with exit 0');
+
+		// 4. Second start: the same sandbox.
+		const secondStarted = Date.now();
+		const second = npmStart(env);
+		running.push(second);
+		await waitReady(second);
+		log(`second start ready in ${Math.round((Date.now() - secondStarted) / 1000)} s`);
+		rest = await session(n8nPort);
+		const workflows = await rest.workflows();
+		assert.ok(workflows.some((workflow) => workflow.id === kept.id && workflow.name === 'Made before the restart'), 'the workflow made before the restart is there');
+		for (const example of examples) {
+			assert.equal(workflows.filter((workflow) => workflow.name === example.name).length, 1, `"${example.name}" once after the restart`);
+		}
+		assert.ok((await rest.executions()).length >= allExecutions.length, 'executions kept');
+		assert.equal((await rest.testCredential(CREDENTIAL_ID)).status, 'OK', 'credential test after the restart');
+		log('after a restart: workflow, executions and owner login kept; examples not duplicated');
+
+		// 5. A busy port: the second start holds N8N_PORT.
+		const busy = npmStart(env);
+		const busyCode = await busy.exited;
+		assert.equal(busyCode, 1, `a busy port exits 1:\n${busy.output()}`);
+		assert.match(busy.output(), new RegExp(`Port ${n8nPort} \\(n8n\\) is already in use\\. Pick another with N8N_PORT`), busy.output());
+		assert.doesNotMatch(busy.output(), STACK_FRAME, `no stack for a busy port:\n${busy.output()}`);
+		log('busy port: names N8N_PORT, no stack');
+		await stopQuietly(second, 'second start');
+
+		// 6. --reset starts over.
+		const third = npmStart(env, ['--reset']);
+		running.push(third);
+		await waitReady(third);
+		rest = await session(n8nPort);
+		const afterReset = await rest.workflows();
+		assert.ok(!afterReset.some((workflow) => workflow.id === kept.id), 'reset removed the workflow');
+		assert.deepEqual(afterReset.map((workflow) => workflow.name).sort(), examples.map((example) => example.name).sort(), 'reset: only the examples');
+		assert.deepEqual(await rest.executions(), [], 'reset: no executions');
+		await stopQuietly(third, 'after reset');
+		log('--reset: a clean sandbox with the examples');
+		log(`passed in ${Math.round((Date.now() - started) / 1000)} s`);
+	} finally {
+		for (const start of running) {
+			if (start.process.exitCode === null && start.process.signalCode === null) {
+				try {
+					process.kill(-(start.process.pid as number), 'SIGINT');
+				} catch {
+					// Already gone.
+				}
+				await Promise.race([start.exited, timeout(30_000)]);
+			}
+		}
+		rmSync(sandboxDir, { recursive: true, force: true });
+	}
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
