@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import type { NodeRecords } from './state';
+import { recordsClock, type NodeRecords } from './state';
 
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
 
@@ -84,7 +84,7 @@ export class SmsSendRecords {
 	 * Decides every send of a run in item order with one read-and-record of the store, then gives
 	 * back what it recorded but did not need.
 	 */
-	async reserve(sends: GuardedSend[], now = Date.now()): Promise<Map<number, SendDecision>> {
+	async reserve(sends: GuardedSend[], now = recordsClock.now()): Promise<Map<number, SendDecision>> {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
 		const asked = new Set<string>();

@@ -19,6 +19,9 @@ import { GatewayFailure } from './errors';
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
  */
 
+/** The time the records across executions are written with; tests set it to a fixed instant. */
+export const recordsClock = { now: (): number => Date.now() };
+
 /** What one execution remembers. An execution runs in one process, so memory is enough. */
 export class ExecutionMemory {
 	/** Answers to identical questions, shared by every run and node of the execution. */
