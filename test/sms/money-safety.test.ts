@@ -189,6 +189,23 @@ describe('across executions (n8n\'s processed-data store)', () => {
 	});
 });
 
+describe('signature and template changes across executions', () => {
+	it('a retried execution does not create the same signature again; a refused create is not recorded', async () => {
+		const create = { resource: 'signature', operation: 'create', name: '={{ $json.name }}', remark: '验证码' };
+		const first = await runSms(create, [{ name: '数据网关' }]);
+		expect(first.error).toBeUndefined();
+		const retried = await runSms(create, [{ name: '数据网关' }]);
+		expect(retried.json()[0]).toMatchObject({ skippedAsRepeat: true, name: '数据网关' });
+		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(1);
+
+		// Refused by the gateway (a 429: certainly not made): not recorded.
+		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/add_sign', retryAfterSeconds: 0 }] });
+		expect((await runSms(create, [{ name: '网关数据' }], { credential: { maxRetries: 0 } })).error?.message).toMatch(/429/);
+		expect((await runSms(create, [{ name: '网关数据' }])).json()[0].skippedAsRepeat).toBeUndefined();
+		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(3);
+	});
+});
+
 describe('spending cap (credential: Max Spend per Execution)', () => {
 	it('an over-cap SMS batch makes no paid call, and the error names the estimate and the cap', async () => {
 		const result = await runSms(sendParameters(), [{ phone: '13900010001' }, { phone: '13900010002' }, { phone: '13900010003' }], {
