@@ -15,8 +15,7 @@ import { GatewayFailure } from './errors';
  * |                       | nodes: a loop asking the same paid question does not pay    | id; idle ones are forgotten    |
  * |                       | twice), money spent per credential                          | after 30 minutes               |
  * | across executions     | SMS sent (repeat window), per-number counts, creates of     | n8n's processed-data store     |
- * |                       | signatures and templates (smsGuard.ts has the rules)        |                                |
- * |                       |                                                             | (NodeRecords), scope node      |
+ * |                       | signatures and templates (smsGuard.ts has the rules)        | (NodeRecords), scope node      |
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
  */
 

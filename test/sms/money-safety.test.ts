@@ -180,6 +180,20 @@ describe('across executions (n8n\'s processed-data store)', () => {
 		expect(sendRequests()).toBe(1);
 	});
 
+	it('when n8n\'s store cannot be read or written, nothing is sent', async () => {
+		const working = processedData.checkProcessedAndRecord;
+		processedData.checkProcessedAndRecord = async () => {
+			throw new Error('SQLITE_BUSY: database is locked');
+		};
+		try {
+			const result = await runSms(sendParameters(), [{ phone: '13900009006' }]);
+			expect(result.error?.message).toBe("Could not read or write this node's send records in n8n's database: SQLITE_BUSY: database is locked");
+			expect(sendRequests()).toBe(0);
+		} finally {
+			processedData.checkProcessedAndRecord = working;
+		}
+	});
+
 	it('keeps its records in n8n\'s store, a few values per send', async () => {
 		freezeClock();
 		await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }]);
