@@ -3,6 +3,7 @@ import { checkSignatureName, checkTemplateContent, checkVariables, messageSize }
 import { checkNumberTail, checkPlate } from '../../nodes/shared/checks/vehicle';
 import { DEFAULT_SMS_LIMITS } from '../../nodes/shared/spec';
 import { sendFields } from '../../nodes/DataGatewaySms/actions/message/sendCore';
+import { deliveryOutcome } from '../../nodes/DataGatewaySms/actions/message/sendAndCheck.operation';
 
 describe('plates', () => {
 	it.each(['京A12345', '粤BD12345', ' 沪a·c1234 ', '使A12345'])('accepts %s', (plate) => expect(checkPlate(plate).ok).toBe(true));
@@ -72,5 +73,19 @@ describe('SMS rules', () => {
 		const options = sendFields(['send']).find((field) => field.name === 'sendOptions')?.options ?? [];
 		const defaults = Object.fromEntries(options.map((option) => [option.name, (option as { default: unknown }).default]));
 		expect(defaults).toMatchObject(DEFAULT_SMS_LIMITS);
+	});
+});
+
+describe('Send and Check Delivery outcome', () => {
+	it.each([
+		[1, 'delivered'],
+		[-1, 'failed'],
+		[0, 'sending'],
+		['1', 'delivered'],
+		[2, 'unknown'],
+		[null, 'unknown'],
+		[undefined, 'unknown'],
+	])('status %j -> %s', (status, outcome) => {
+		expect(deliveryOutcome(status)).toBe(outcome);
 	});
 });
