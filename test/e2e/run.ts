@@ -125,8 +125,11 @@ async function checkLine(line: N8nLine, tarball: string) {
 				const runs = executions.filter((execution) => execution.workflowId === example.id);
 				assert.deepEqual(runs.map((execution) => execution.status), ['success', 'success'], `"${example.name}": two green executions`);
 			}
-			assert.deepEqual(executions.filter((execution) => execution.status !== 'success'), [], 'every stored execution is green');
-			log(`all ${executions.length} stored executions green`);
+			// The money-safety checks fail executions on purpose; every example's execution is green.
+			const exampleIds = new Set(Object.values(examples).map((example) => example.id));
+			const exampleRuns = executions.filter((execution) => exampleIds.has(execution.workflowId));
+			assert.deepEqual(exampleRuns.filter((execution) => execution.status !== 'success'), [], 'every stored execution of an example is green');
+			log(`all ${exampleRuns.length} stored executions of the examples green`);
 		} finally {
 			await n8n.stop();
 		}
