@@ -88,5 +88,15 @@ export class DataGatewayApi implements ICredentialType {
 			description:
 				'0 finds the rate by itself: when the gateway answers 429 it waits for Retry-After and settles just below that rate',
 		},
+		{
+			displayName: 'Shared Limit Redis URL',
+			name: 'sharedLimitRedisUrl',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			placeholder: 'redis://127.0.0.1:6379/0',
+			description:
+				'In queue mode, a Redis every main, worker and webhook process reaches (queue mode\'s own works): Max Requests per Second and 429 pauses then hold for all processes together instead of for each one. Empty: each process limits itself.',
+		},
 	];
 }

@@ -16,6 +16,8 @@ import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type Ca
 import { readCallbackBody, readGuard, rejectRequest } from './callbackRequest';
 import { isFirstStart } from './recentEvents';
 
+const STARTED_ANSWER = { received: true, started: true };
+
 /** The event name the workflow sees for each gateway action, and the output key of its object. */
 const EVENTS: Record<CallbackAction, { event: string; key: string }> = {
 	report: { event: 'report', key: 'report' },
@@ -41,7 +43,16 @@ export class DataGatewaySmsTrigger implements INodeType {
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		inputs: [],
 		outputs: mainConnection,
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'data-gateway-sms' }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'data-gateway-sms',
+				// The answer to a callback that started the workflow; n8n sends it after saving the static data.
+				responseData: `={{ ${JSON.stringify(STARTED_ANSWER)} }}`,
+			},
+		],
 		properties: [
 			{
 				displayName:
@@ -226,9 +237,10 @@ export class DataGatewaySmsTrigger implements INodeType {
 		if (windowSeconds > 0 && !isFirstStart(this.getWorkflowStaticData('node'), eventKey, windowSeconds * 1000)) return notStarted('duplicate');
 
 		const { event, key } = EVENTS[action];
-		// Answered by n8n, not here: it replies after saving the static data above, so a repeat sent after this answer sees it.
+		// Answered by n8n (the description's responseData), not here: it replies after saving the static data
+		// above, so a repeat sent after this answer sees the event. webhookResponse is the same answer for callers that read it.
 		return {
-			webhookResponse: { received: true, started: true },
+			webhookResponse: STARTED_ANSWER,
 			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, receivedAt: new Date().toISOString() }])],
 		};
 	}

@@ -247,6 +247,8 @@ export interface ClusterOptions {
 	/** Where each process's user folder and log go. */
 	baseDir: string;
 	log: Log;
+	/** Runs after the package is in main's user folder and before any process starts (imports, publishing). */
+	prepare?: (mainUserFolder: string) => Promise<void>;
 }
 
 /**
@@ -256,10 +258,14 @@ export interface ClusterOptions {
  */
 export async function startQueueCluster(runtime: Runtime, options: ClusterOptions): Promise<QueueCluster> {
 	const started: QueueProcess[] = [];
-	const launch = async (role: QueueProcess['role'], name: string, command?: { args: string[]; readyLine: string }) => {
+	const prepareFolder = (name: string) => {
 		const userFolder = join(options.baseDir, name);
 		mkdirSync(userFolder, { recursive: true });
 		installAsCommunityPackage(runtime, userFolder, options.tarball);
+		return userFolder;
+	};
+	const launch = async (role: QueueProcess['role'], name: string, command?: { args: string[]; readyLine: string }) => {
+		const userFolder = existsSync(join(options.baseDir, name)) ? join(options.baseDir, name) : prepareFolder(name);
 		const port = await freePort();
 		const env = { ...options.env, QUEUE_HEALTH_CHECK_PORT: String(port) };
 		const running = await startN8n(runtime, { userFolder, port, env, command, logFile: join(options.baseDir, `${name}.log`) });
@@ -272,6 +278,7 @@ export async function startQueueCluster(runtime: Runtime, options: ClusterOption
 		await Promise.all(started.map((process) => process.stop()));
 	};
 	try {
+		await options.prepare?.(prepareFolder('main'));
 		// Main first: it runs the database migrations the others expect.
 		const main = await launch('main', 'main');
 		const concurrency = String(options.workerConcurrency ?? 1);
