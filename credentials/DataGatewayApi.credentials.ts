@@ -89,6 +89,15 @@ export class DataGatewayApi implements ICredentialType {
 				'0 finds the rate by itself: when the gateway answers 429 it waits for Retry-After and settles just below that rate',
 		},
 		{
+			displayName: 'Max Spend per Execution (Yuan)',
+			name: 'maxSpendPerExecution',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				"0 means no cap. Before its first paid call, a node adds the spec's prices of the distinct paid calls its items will make to what earlier nodes of the same execution spent with this credential; above the cap it stops with an error and makes no paid call.",
+		},
+		{
 			displayName: 'Shared Limit Redis URL',
 			name: 'sharedLimitRedisUrl',
 			type: 'string',

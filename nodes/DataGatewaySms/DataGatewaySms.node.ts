@@ -35,11 +35,11 @@ export class DataGatewaySms implements INodeType {
 			},
 			{
 				displayName:
-					'Each send is made at most once per item and execution, even when Retry On Fail re-runs this node. A send whose outcome is unknown is reported, never repeated.',
+					"At most once: each item is sent once per run of this node (Retry On Fail does not send it again; a loop's next run sends again). Another execution of this node (a retried execution, a double-submitted form) skips the same message within the Repeat Window, and the per-number limits count this node's sends across executions, in n8n's database. A send whose outcome is unknown is reported, never repeated. Not covered: the same message from another node or workflow, after the window, or with other variables.",
 				name: 'atMostOnceNotice',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndWait'] } },
+				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndCheck'] } },
 			},
 			...message.description,
 			...signature.description,

@@ -3,8 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { sleep } from 'n8n-workflow';
 
+import { spendMeter } from './client';
 import { asNodeError } from './errors';
-import { executionScope, sharedAnswer } from './executionScope';
+import { describeCalls, priceOf, type SpendMeter } from './spend';
+import type { OperationName } from './spec';
+import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from './state';
+import type { GatewayClient } from './transport';
 
 export interface ItemWork<Plan, Result> {
 	/** Reads and checks the item's parameters. Throws (naming the field) before anything is paid. */
@@ -14,7 +18,20 @@ export interface ItemWork<Plan, Result> {
 	 * execution (so Retry On Fail does not pay again); `undefined` disables sharing for the item.
 	 */
 	shareKey?: (plan: Plan) => string | undefined;
+	/** Share answers with every run and node of the execution (implied by `paid`). */
 	shareAcrossExecution?: boolean;
+	/**
+	 * The paid operation each distinct question makes. Before the first call the distinct questions
+	 * not yet answered in this execution are checked against the credential's spending cap, and each
+	 * output item gets `costYuan`: the price on the first item of the run that asked, 0 on items that
+	 * reused an answer.
+	 */
+	paid?: { operation: OperationName; client: GatewayClient };
+	/**
+	 * Runs once after every item is checked and before the first call, with the plans still to call.
+	 * Returns the items it refuses (they become errors like failed checks).
+	 */
+	beforeCalls?: (plans: Map<number, Plan>) => Promise<Map<number, unknown> | void>;
 	execute: (plan: Plan, itemIndex: number) => Promise<Result>;
 	/** One or more output objects for the item; each is paired with the item. */
 	output: (result: Result, plan: Plan, itemIndex: number) => IDataObject | IDataObject[];
@@ -63,12 +80,38 @@ export async function runForEachItem<Plan, Result>(
 		}
 	}
 
-	const executionId = ctx.getExecutionId?.() || '';
-	const shared = work.shareAcrossExecution && executionId ? executionScope(executionId).lookups : new Map<string, Promise<unknown>>();
-	const answerFor = (plan: Plan, itemIndex: number): Promise<Result> => {
+	if (work.beforeCalls) {
+		const pending = new Map<number, Plan>();
+		plans.forEach((plan, itemIndex) => {
+			if (!results[itemIndex]) pending.set(itemIndex, plan as Plan);
+		});
+		const refused = (await work.beforeCalls(pending)) ?? new Map<number, unknown>();
+		for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
+			const itemError = asItemError(ctx, error, itemIndex);
+			if (!continueOnFail) throw itemError;
+			results[itemIndex] = [errorItem(itemError, itemIndex)];
+		}
+	}
+
+	const runId = runIdOf(ctx);
+	const shared = work.shareAcrossExecution || work.paid ? executionMemory(ctx).answers : new Map<string, SharedAnswer>();
+	const meter = work.paid ? spendMeter(ctx, work.paid.client) : undefined;
+	const firstAsker = new Map<string, number>();
+	if (work.paid && meter) checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
+
+	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result; costYuan: number }> => {
 		const key = work.shareKey?.(plan);
-		if (key === undefined) return work.execute(plan, itemIndex);
-		return sharedAnswer(shared, key, () => work.execute(plan, itemIndex));
+		const price = work.paid ? priceOf(work.paid.operation) : 0;
+		const load = async () => {
+			const result = await work.execute(plan, itemIndex);
+			meter?.add(price);
+			return result;
+		};
+		if (key === undefined) return { result: await load(), costYuan: price };
+		const { answer, entry } = sharedAnswer(shared, key, runId, load);
+		const result = await answer;
+		// The run that paid reports the price once, on its first item with this question.
+		return { result, costYuan: entry.paidByRun === runId && firstAsker.get(key) === itemIndex ? price : 0 };
 	};
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
@@ -80,10 +123,10 @@ export async function runForEachItem<Plan, Result>(
 			if (results[itemIndex]) continue;
 			const plan = plans[itemIndex] as Plan;
 			try {
-				const result = await answerFor(plan, itemIndex);
+				const { result, costYuan } = await answerFor(plan, itemIndex);
 				const objects = work.output(result, plan, itemIndex);
 				results[itemIndex] = (Array.isArray(objects) ? objects : [objects]).map((json) => ({
-					json,
+					json: work.paid ? { ...json, costYuan } : json,
 					pairedItem: { item: itemIndex },
 				}));
 			} catch (error) {
@@ -103,4 +146,29 @@ export async function runForEachItem<Plan, Result>(
 		throw failures.reduce((first, failure) => (failure.itemIndex < first.itemIndex ? failure : first)).error;
 	}
 	return results.flatMap((result) => result ?? []);
+}
+
+/** The spending-cap check of single-call lookups: one price per distinct question not yet answered in this execution. */
+function checkPaidEstimate<Plan>(
+	operation: OperationName,
+	meter: SpendMeter,
+	plans: Array<Plan | undefined>,
+	results: Array<INodeExecutionData[] | undefined>,
+	shareKey: ((plan: Plan) => string | undefined) | undefined,
+	shared: Map<string, SharedAnswer>,
+	firstAsker: Map<string, number>,
+): void {
+	let calls = 0;
+	plans.forEach((plan, itemIndex) => {
+		if (results[itemIndex]) return;
+		const key = shareKey?.(plan as Plan);
+		if (key === undefined) {
+			calls++;
+			return;
+		}
+		if (firstAsker.has(key)) return;
+		firstAsker.set(key, itemIndex);
+		if (!shared.has(key)) calls++;
+	});
+	meter.checkEstimate(calls * priceOf(operation), describeCalls(calls, operation));
 }

@@ -1,99 +1,161 @@
-import { GatewayFailure } from './errors';
-import { executionScope, type ExecutionScope, type SendRecord } from './executionScope';
-import { DEFAULT_SMS_LIMITS } from './spec';
+import { createHash } from 'node:crypto';
+
+import type { NodeRecords } from './state';
 
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
 
-const WINDOWS: Array<[keyof SmsLimits, number, string]> = [
-	['perMinute', 60_000, 'a minute'],
-	['perHour', 3_600_000, 'an hour'],
-	['perDay', 86_400_000, 'a day'],
+const CHINA_OFFSET_MS = 8 * 3_600_000;
+
+/**
+ * Per-number limits count sends in fixed calendar windows: the minute, the hour, and the day in
+ * China time (UTC+8), not sliding ones. The gateway does not document its own rule.
+ */
+const LIMIT_WINDOWS: Array<{ limit: keyof SmsLimits; name: string; label: string; sizeMs: number; offsetMs: number }> = [
+	{ limit: 'perMinute', name: 'minute', label: 'this calendar minute', sizeMs: 60_000, offsetMs: 0 },
+	{ limit: 'perHour', name: 'hour', label: 'this calendar hour', sizeMs: 3_600_000, offsetMs: 0 },
+	{ limit: 'perDay', name: 'day', label: 'this calendar day (China time)', sizeMs: 86_400_000, offsetMs: CHINA_OFFSET_MS },
 ];
 
-/** Whether a failed non-idempotent call certainly did not take effect, so that making it again is safe. */
-export function callCertainlyFailed(error: unknown): boolean {
-	if (!(error instanceof GatewayFailure)) return false;
-	if (error.kind === 'gateway-code') return true; // the gateway answered and refused
-	if (error.kind === 'network') return true; // for non-idempotent calls the transport says 'network' only when nothing left
-	return error.kind === 'http-status' && (error.httpStatus ?? 500) < 500;
+/** The repeat window is checked in 10 time buckets, so it is precise to a tenth of its length. */
+export const REPEAT_BUCKETS = 10;
+
+/** One send the guard decides on. */
+export interface GuardedSend {
+	itemIndex: number;
+	phone: string;
+	/** The message: account, number, signature, template and variables. */
+	message: string;
 }
 
-function scopeOf(executionId: string): ExecutionScope {
-	// Without an execution id there is nothing to share with a re-run; a private scope keeps runs apart.
-	return executionScope(executionId || `unscoped-${Date.now()}-${Math.random()}`);
+export type SendDecision = { kind: 'send' } | { kind: 'repeat' } | { kind: 'limit'; problem: string };
+
+/** The same message always gives the same fingerprint; the store keeps only hashes of it anyway. */
+export function messageFingerprint(parts: { account: string; phone: string; signId: number; templateId: number; params?: Record<string, unknown> }): string {
+	const params = Object.entries(parts.params ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+	return createHash('sha256')
+		.update(JSON.stringify([parts.account, parts.phone, parts.signId, parts.templateId, params]))
+		.digest('hex')
+		.slice(0, 32);
 }
 
 /**
- * Keeps a call's outcome under `key` for the execution, so that a re-run finds it instead of
- * calling again; forgets it only when the call certainly did not take effect.
+ * SMS sends recorded across executions in the node's records (n8n's processed-data store):
+ * - the repeat window: `sms-repeat|<message>|<bucket length>|<bucket>` for the bucket of the send,
+ *   with buckets of a tenth of the window; a send is a repeat when one of the last 10 buckets holds
+ *   the message and this execution did not record it itself (`sms-execution|<execution>|<message>`),
+ *   so loops within one execution send again;
+ * - the per-number limits: `sms-slot|<phone>|<window>|<window number>|<k>`, k = 1..limit; a send
+ *   takes the first free slot of each window and is refused when a window has none.
+ * Values are recorded before the send; an item's values are removed only when its send certainly
+ * failed or never started, so an unknown outcome keeps counting.
  */
-function remember<Entry extends { outcome: Promise<unknown> }>(memory: Map<string, Entry>, key: string, entry: Entry) {
-	memory.set(key, entry);
-	entry.outcome.catch((error) => {
-		if (callCertainlyFailed(error) && memory.get(key) === entry) memory.delete(key);
-	});
-}
-
-/**
- * At most one send per item and execution, and the per-number limits within the execution.
- * n8n's Retry On Fail re-runs execute() with every item; a re-run finds the earlier send here.
- */
-export class SmsSendGuard {
-	private readonly sends: Map<string, SendRecord>;
+export class SmsSendRecords {
+	/** Which items hold each recorded value: a value shared by two items stays until both let go. */
+	private readonly holders = new Map<string, Set<number>>();
+	private readonly held = new Map<number, string[]>();
 
 	constructor(
-		executionId: string,
-		private readonly limits: SmsLimits = DEFAULT_SMS_LIMITS,
-	) {
-		this.sends = scopeOf(executionId).sends;
+		private readonly records: NodeRecords,
+		private readonly executionId: string,
+		private readonly limits: SmsLimits,
+		private readonly repeatWindowMinutes: number,
+	) {}
+
+	get acrossRestarts(): boolean {
+		return this.records.acrossRestarts;
 	}
 
-	/** The earlier send of this item in this execution, if any. */
-	previous(key: string): SendRecord | undefined {
-		return this.sends.get(key);
+	private repeatValues(message: string, now: number): string[] {
+		if (this.repeatWindowMinutes <= 0) return [];
+		const bucketMs = Math.max(1, Math.round((this.repeatWindowMinutes * 60_000) / REPEAT_BUCKETS));
+		const current = Math.floor(now / bucketMs);
+		return Array.from({ length: REPEAT_BUCKETS }, (_, back) => `sms-repeat|${message}|${bucketMs}|${current - back}`);
+	}
+
+	private slotValues(phone: string, now: number): Array<{ window: (typeof LIMIT_WINDOWS)[number]; slots: string[] }> {
+		return LIMIT_WINDOWS.map((window) => {
+			const number = Math.floor((now + window.offsetMs) / window.sizeMs);
+			const slots = Array.from({ length: this.limits[window.limit] }, (_, k) => `sms-slot|${phone}|${window.name}|${number}|${k + 1}`);
+			return { window, slots };
+		});
 	}
 
 	/**
-	 * Which limit one more send to `phone` would break, or undefined. `plannedEarlier` counts the
-	 * sends to the same number that earlier items of this run will make.
+	 * Decides every send of a run in item order with one read-and-record of the store, then gives
+	 * back what it recorded but did not need.
 	 */
-	limitBrokenBy(phone: string, plannedEarlier: number, now = Date.now()): string | undefined {
-		const times = [...this.sends.values()].filter((record) => record.phone === phone).map((record) => record.at);
-		for (const [limit, windowMs, label] of WINDOWS) {
-			const allowed = this.limits[limit];
-			if (times.filter((time) => now - time < windowMs).length + plannedEarlier >= allowed) {
-				return `would be message ${allowed + 1} to ${phone} within ${label}; the limit is ${allowed} ${label}`;
+	async reserve(sends: GuardedSend[], now = Date.now()): Promise<Map<number, SendDecision>> {
+		const decisions = new Map<number, SendDecision>();
+		if (sends.length === 0) return decisions;
+		const asked = new Set<string>();
+		const plans = sends.map((send) => {
+			const repeat = this.repeatValues(send.message, now);
+			const marker = repeat.length > 0 ? `sms-execution|${this.executionId}|${send.message}` : undefined;
+			const windows = this.slotValues(send.phone, now);
+			for (const value of [...repeat, ...(marker ? [marker] : []), ...windows.flatMap((window) => window.slots)]) asked.add(value);
+			return { send, repeat, marker, windows };
+		});
+		const { before } = await this.records.checkAndRecord([...asked]);
+		const newlyRecorded = [...asked].filter((value) => !before.has(value));
+		const taken = new Set<string>();
+
+		for (const { send, repeat, marker, windows } of plans) {
+			const seenBefore = repeat.some((value) => before.has(value));
+			if (seenBefore && marker && !before.has(marker)) {
+				decisions.set(send.itemIndex, { kind: 'repeat' });
+				continue;
 			}
+			const chosen: string[] = [];
+			let problem: string | undefined;
+			for (const { window, slots } of windows) {
+				const free = slots.find((slot) => !before.has(slot) && !taken.has(slot));
+				if (!free) {
+					const allowed = this.limits[window.limit];
+					problem = `would be message ${allowed + 1} to ${send.phone} in ${window.label}; this node allows ${allowed}`;
+					break;
+				}
+				chosen.push(free);
+			}
+			if (problem) {
+				decisions.set(send.itemIndex, { kind: 'limit', problem });
+				continue;
+			}
+			for (const slot of chosen) taken.add(slot);
+			this.hold(send.itemIndex, [...chosen, ...(repeat.length > 0 ? [repeat[0], marker as string] : [])].filter((value) => !before.has(value)));
+			decisions.set(send.itemIndex, { kind: 'send' });
 		}
-		return undefined;
+		await this.records.remove(newlyRecorded.filter((value) => !this.holders.has(value)));
+		return decisions;
 	}
 
-	/** Records the send as it starts, so that a re-run or a parallel item sees it. */
-	track<T>(key: string, phone: string, send: () => Promise<T>): Promise<T> {
-		const outcome = send();
-		remember(this.sends, key, { outcome, phone, at: Date.now() });
-		return outcome;
-	}
-}
-
-/**
- * At most one create, update or delete per item and execution: a re-run by Retry On Fail gets the
- * earlier answer instead of creating a second signature or deleting one that is already gone.
- */
-export class ChangeGuard {
-	private readonly changes: Map<string, { outcome: Promise<unknown> }>;
-
-	constructor(executionId: string) {
-		this.changes = scopeOf(executionId).changes;
+	private hold(itemIndex: number, values: string[]) {
+		this.held.set(itemIndex, values);
+		for (const value of values) {
+			let items = this.holders.get(value);
+			if (!items) this.holders.set(value, (items = new Set()));
+			items.add(itemIndex);
+		}
 	}
 
-	previous(key: string): Promise<unknown> | undefined {
-		return this.changes.get(key)?.outcome;
+	/** Lets go of the items' records: their sends certainly failed or never started. */
+	async release(itemIndexes: number[]): Promise<void> {
+		const unused: string[] = [];
+		for (const itemIndex of itemIndexes) {
+			for (const value of this.held.get(itemIndex) ?? []) {
+				const items = this.holders.get(value);
+				items?.delete(itemIndex);
+				if (items && items.size === 0) {
+					this.holders.delete(value);
+					unused.push(value);
+				}
+			}
+			this.held.delete(itemIndex);
+		}
+		await this.records.remove(unused);
 	}
 
-	track<T>(key: string, change: () => Promise<T>): Promise<T> {
-		const outcome = change();
-		remember(this.changes, key, { outcome });
-		return outcome;
+	/** Items that hold records. */
+	holding(): number[] {
+		return [...this.held.keys()];
 	}
 }

@@ -42,6 +42,8 @@ export interface EmulatorConfig {
 	deliveryFailureShare: number;
 	callbackUrl?: string;
 	smsLimits: SmsLimits;
+	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
+	copyrightMaxPageSize?: number;
 }
 
 export interface EmulatorOptions extends Partial<EmulatorConfig> {
@@ -101,6 +103,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		deliveryFailureShare: options.deliveryFailureShare ?? 0.1,
 		callbackUrl: options.callbackUrl,
 		smsLimits: { ...DEFAULT_SMS_LIMITS, ...options.smsLimits },
+		copyrightMaxPageSize: options.copyrightMaxPageSize,
 	};
 	const accounts = new Map<string, { label: string; member: boolean }>();
 	for (const account of options.appCodes ?? [{ code: DEMO_APP_CODE }, { code: DEMO_MEMBER_APP_CODE, member: true }]) {
@@ -239,8 +242,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 				}
 				if (NOT_FOUND_MARKER.test(keyword)) return { answer: fail(CODES.notFound, 'no enterprise matches the keyword'), costYuan: 0 };
 				const total = samples.copyrightTotal(keyword);
-				const start = (pageIndex - 1) * pageSize;
-				const records = Array.from({ length: Math.max(0, Math.min(pageSize, total - start)) }, (_, offset) => samples.copyrightRecord(keyword, start + offset));
+				const served = Math.min(pageSize, config.copyrightMaxPageSize ?? pageSize);
+				const start = (pageIndex - 1) * served;
+				const records = Array.from({ length: Math.max(0, Math.min(served, total - start)) }, (_, offset) => samples.copyrightRecord(keyword, start + offset));
 				return { answer: ok({ pageSize, pageIndex, totalRecords: total, data: records }), costYuan: PRICES_YUAN.enterpriseCopyright };
 			}
 			case OPERATIONS.telephoneIdentify.path: {

@@ -6,14 +6,18 @@ import { join } from 'node:path';
 process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'n8n-harness-'));
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
 	ICredentialsHelper,
 	NodeHelpers,
 	Workflow,
+	type DeduplicationItemTypes,
+	type ICheckProcessedContextData,
+	type ICheckProcessedOptions,
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
+	type IDataDeduplicator,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
@@ -49,7 +53,96 @@ class InputItemsNode implements INodeType {
 	}
 }
 
+/**
+ * A loop like n8n's Loop Over Items: output 0 "done" gets every item that came back, output 1
+ * "loop" gets the next batch; each batch is a new run of the nodes inside the loop.
+ */
+class LoopNode implements INodeType {
+	description = {
+		displayName: 'Loop',
+		name: 'harnessLoop',
+		group: ['transform'],
+		version: 1,
+		description: 'Emits its input in batches, one run each',
+		defaults: { name: 'Loop' },
+		inputs: ['main'],
+		outputs: ['main', 'main'],
+		outputNames: ['done', 'loop'],
+		properties: [{ displayName: 'Batch Size', name: 'batchSize', type: 'number', default: 1 }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const context = this.getContext('node') as { waiting?: INodeExecutionData[]; done?: INodeExecutionData[] };
+		const batchSize = this.getNodeParameter('batchSize', 0) as number;
+		if (context.waiting === undefined) {
+			context.waiting = this.getInputData().map((item) => ({ json: item.json }));
+			context.done = [];
+		} else {
+			context.done!.push(...this.getInputData().map((item) => ({ json: item.json })));
+		}
+		if (context.waiting.length === 0) {
+			const done = context.done!;
+			delete context.waiting;
+			return [done, []];
+		}
+		return [[], context.waiting.splice(0, batchSize)];
+	}
+}
+
+/**
+ * n8n's processed-data store, in memory: what n8n keeps in its database table. It reads a node's
+ * record, changes it and writes it back like n8n does, and outlives executions until reset.
+ */
+class MemoryDeduplicator implements IDataDeduplicator {
+	readonly records = new Map<string, DeduplicationItemTypes[]>();
+	calls = 0;
+
+	private key(scope: string, context: ICheckProcessedContextData) {
+		return `${context.workflow.id}|${scope === 'node' ? `n:${context.node?.id}` : ''}`;
+	}
+
+	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: 'node' | 'workflow', context: ICheckProcessedContextData, options: ICheckProcessedOptions) {
+		this.calls++;
+		const stored = [...(this.records.get(this.key(scope, context)) ?? [])];
+		const known = new Set(stored.map(String));
+		const result = { new: [] as DeduplicationItemTypes[], processed: [] as DeduplicationItemTypes[] };
+		for (const item of items) {
+			if (known.has(String(item))) {
+				result.processed.push(item);
+			} else {
+				result.new.push(item);
+				stored.push(item);
+			}
+		}
+		if (options.maxEntries) stored.splice(0, Math.max(0, stored.length - options.maxEntries));
+		this.records.set(this.key(scope, context), stored);
+		return result;
+	}
+
+	async removeProcessed(items: DeduplicationItemTypes[], scope: 'node' | 'workflow', context: ICheckProcessedContextData) {
+		this.calls++;
+		const drop = new Set(items.map(String));
+		const stored = this.records.get(this.key(scope, context)) ?? [];
+		this.records.set(this.key(scope, context), stored.filter((item) => !drop.has(String(item))));
+	}
+
+	async clearAllProcessedItems(scope: 'node' | 'workflow', context: ICheckProcessedContextData) {
+		this.records.delete(this.key(scope, context));
+	}
+
+	async getProcessedDataCount(scope: 'node' | 'workflow', context: ICheckProcessedContextData) {
+		return this.records.get(this.key(scope, context))?.length ?? 0;
+	}
+}
+
+/** The store behind the nodes' processed-data helpers; persists across runWorkflow calls of one test. */
+export const processedData = new MemoryDeduplicator();
+void DataDeduplicationService.init(processedData);
+// Each test starts with an empty store, as a fresh n8n database would.
+if (typeof beforeEach === 'function') beforeEach(() => processedData.records.clear());
+
 const INPUT_NODE_TYPE = 'harness.inputItems';
+const LOOP_NODE_TYPE = 'harness.loop';
 const CUSTOM_PREFIX = 'CUSTOM.';
 
 class StaticCredentialsHelper extends ICredentialsHelper {
@@ -87,7 +180,10 @@ class StaticCredentialsHelper extends ICredentialsHelper {
 }
 
 function nodeTypesFor(types: INodeType[]): INodeTypes {
-	const byName = new Map<string, INodeType | IVersionedNodeType>([[INPUT_NODE_TYPE, new InputItemsNode()]]);
+	const byName = new Map<string, INodeType | IVersionedNodeType>([
+		[INPUT_NODE_TYPE, new InputItemsNode()],
+		[LOOP_NODE_TYPE, new LoopNode()],
+	]);
 	for (const type of types) byName.set(CUSTOM_PREFIX + type.description.name, type);
 	return {
 		getByName: (name) => {
@@ -118,12 +214,16 @@ export interface WorkflowRunOptions {
 	items: IDataObject[];
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	executionId?: string;
+	/** Run the steps inside a loop (like Loop Over Items) that hands them this many items per run. */
+	loopBatchSize?: number;
 }
 
 export interface WorkflowRunResult {
 	run: IRun;
 	/** Output items (first output) of a step, by name; the last step when no name is given. */
 	items(stepName?: string): INodeExecutionData[];
+	/** Output items of every run of a step, run by run. */
+	runs(stepName?: string): IDataObject[][];
 	json(stepName?: string): IDataObject[];
 	/** The error that stopped the workflow, as n8n reports it. */
 	error?: { message: string; description?: string | null; node?: string; itemIndex?: number };
@@ -145,6 +245,13 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 	const nodes: INode[] = [inputNode];
 	const connections: IWorkflowBase['connections'] = {};
 	let previous = inputNode.name;
+	const loopNode: INode | undefined = options.loopBatchSize
+		? { id: 'loop', name: 'Loop', type: LOOP_NODE_TYPE, typeVersion: 1, position: [100, 0], parameters: { batchSize: options.loopBatchSize } }
+		: undefined;
+	if (loopNode) {
+		nodes.push(loopNode);
+		connections[inputNode.name] = { main: [[{ node: loopNode.name, type: 'main', index: 0 }]] };
+	}
 	options.steps.forEach((step, index) => {
 		const version = step.type.description.version;
 		nodes.push({
@@ -157,9 +264,12 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 			credentials: { dataGatewayApi: { id: 'test-credential', name: 'Test gateway' } },
 			...step.settings,
 		});
-		connections[previous] = { main: [[{ node: step.name, type: 'main', index: 0 }]] };
+		const into = [{ node: step.name, type: 'main' as const, index: 0 }];
+		// Inside a loop the first step hangs on the loop's second output ("loop").
+		connections[loopNode && index === 0 ? loopNode.name : previous] = { main: loopNode && index === 0 ? [[], into] : [into] };
 		previous = step.name;
 	});
+	if (loopNode) connections[previous] = { main: [[{ node: loopNode.name, type: 'main', index: 0 }]] };
 
 	const workflowData: IWorkflowBase = {
 		id: 'test-workflow',
@@ -234,6 +344,7 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 	return {
 		run,
 		items,
+		runs: (stepName = lastStep) => (run.data.resultData.runData[stepName] ?? []).map((task) => (task.data?.main?.[0] ?? []).map((item) => item.json)),
 		json: (stepName) => items(stepName).map((item) => item.json),
 		error: runError
 			? {

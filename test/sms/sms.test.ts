@@ -89,18 +89,18 @@ describe('Message', () => {
 		[1, 'failed', -1],
 	])('Send and Wait with failure share %s outputs %s', async (share, outcome, status) => {
 		emulator.configure({ deliveryFailureShare: share });
-		const result = await run(sendParameters(`1390000200${share}`, { operation: 'sendAndWait', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 10 }));
+		const result = await run(sendParameters(`1390000200${share}`, { operation: 'sendAndCheck', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 10 }));
 		expect(result.error).toBeUndefined();
 		const [answer] = result.json() as Array<{ outcome: string; task: IDataObject }>;
 		expect(answer.outcome).toBe(outcome);
 		expect(answer.task.status).toBe(status);
 	});
 
-	it('Send and Wait outputs "sending" when the wait times out', async () => {
+	it('Send and Wait outputs "unknown" when the wait times out', async () => {
 		emulator.configure({ deliveryDelayMs: 5000 });
 		try {
-			const result = await run(sendParameters('13900002009', { operation: 'sendAndWait', pollIntervalSeconds: 0.2, waitTimeoutSeconds: 1 }));
-			expect(result.json()[0].outcome).toBe('sending');
+			const result = await run(sendParameters('13900002009', { operation: 'sendAndCheck', pollIntervalSeconds: 0.2, waitTimeoutSeconds: 1 }));
+			expect(result.json()[0].outcome).toBe('unknown');
 		} finally {
 			emulator.configure({ deliveryDelayMs: 100 });
 		}
@@ -148,7 +148,7 @@ describe('local rules cost nothing', () => {
 		});
 		const [first, second, third] = result.json();
 		expect(first.taskId).toEqual(expect.any(String));
-		expect(second.error).toMatch(/Item 2: Phone Number not sent: this would be message 2 to 13900004001 within a minute; the limit is 1 a minute/);
+		expect(second.error).toMatch(/Item 2: Phone Number not sent: this would be message 2 to 13900004001 in this calendar minute; this node allows 1/);
 		expect(third.taskId).toEqual(expect.any(String));
 		expect(result.items().map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(sendCalls()).toBe(2);

@@ -8,8 +8,8 @@ import { callOptions, gatewayClient } from '../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../shared/errors';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
 import { withIsoTimes } from '../../shared/simplify';
-import { callCertainlyFailed, ChangeGuard } from '../../shared/smsGuard';
 import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
+import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state';
 
 /**
  * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
@@ -126,12 +126,13 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		const gatewayOperation = kind.operations[operation];
 		const schema: z.ZodType = operation === 'delete' ? noDataSchema : kind.schema;
 		// Get is free and safe to repeat; a change made twice by Retry On Fail would create a duplicate.
-		const changes = operation === 'get' ? undefined : new ChangeGuard(this.getExecutionId?.() ?? '');
+		// Changes are kept per run: Retry On Fail finds them, a loop's next run makes its own.
+		const changes = operation === 'get' ? undefined : executionMemory(this).changes;
 		const changeOnce = (itemIndex: number, params: Plan['params']): Promise<unknown> => {
 			const ask = async () => (await client.call(gatewayOperation, params, schema, options)).data;
 			if (!changes) return ask();
-			const key = `${this.getNode().name}|${itemIndex}|${client.questionKey(gatewayOperation, params)}`;
-			return changes.previous(key) ?? changes.track(key, ask);
+			const key = runKey(this, itemIndex, client.questionKey(gatewayOperation, params));
+			return changes.get(key)?.outcome ?? rememberOutcome(changes, key, { outcome: ask() });
 		};
 		return await runForEachItem<Plan, unknown>(this, {
 			concurrency: client.settings.limiter.maxConcurrent,

@@ -3,12 +3,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
-import { callOptions, gatewayClient } from '../../../shared/client';
+import { callOptions, gatewayClient, spendMeter } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
 import { inputError } from '../../../shared/errors';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/schemas/enterprise';
 import { emptyToNull, withIsoTimes } from '../../../shared/simplify';
 import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/spec';
+import { describeCalls, priceOf, roundYuan } from '../../../shared/spend';
+import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state';
 import type { GatewayClient } from '../../../shared/transport';
 
 const showFor = { resource: ['copyright'], operation: ['getAll'] };
@@ -67,8 +69,10 @@ export const description: INodeProperties[] = [
 type CopyrightRecord = CopyrightPage['data'][number];
 
 /**
- * Reads pages until the limit, the total, or a short page; each page is one paid call. A missing
- * total is tolerated: the first short (or empty) page ends the listing.
+ * Reads pages until the limit or the end; each page is one paid call. The end is `totalRecords`
+ * when the gateway gives it (a gateway that caps the page size silently answers short pages that
+ * are not the last), else the first short page; an empty page or a page equal to the one before
+ * (a gateway that ignores pageIndex) ends it too.
  */
 export async function readCopyrightPages(
 	fetchPage: (pageIndex: number) => Promise<CopyrightPage>,
@@ -78,25 +82,76 @@ export async function readCopyrightPages(
 	let previousPage = '';
 	for (let pageIndex = 1; records.length < query.limit; pageIndex++) {
 		const page = await fetchPage(pageIndex);
-		// Each page is paid: a gateway that ignores pageIndex would otherwise be asked forever.
+		if (page.data.length === 0) break;
 		const thisPage = JSON.stringify(page.data);
 		if (pageIndex > 1 && thisPage === previousPage) break;
 		previousPage = thisPage;
 		records.push(...page.data);
-		const total = page.totalRecords ?? Number.POSITIVE_INFINITY;
-		if (page.data.length < query.pageSize || records.length >= total) break;
+		const total = page.totalRecords;
+		if (typeof total === 'number' && Number.isFinite(total)) {
+			if (records.length >= total) break;
+		} else if (page.data.length < query.pageSize) {
+			break;
+		}
 	}
 	return records.slice(0, query.limit);
 }
 
-async function fetchCopyrights(
-	client: GatewayClient,
-	query: { keyword: string; limit: number; pageSize: number },
-	options: ReturnType<typeof callOptions>,
-): Promise<CopyrightRecord[]> {
-	const fetchPage = async (pageIndex: number) =>
-		(await client.call('enterpriseCopyright', { keyword: query.keyword, pageIndex, pageSize: query.pageSize }, copyrightPageSchema, options)).data;
-	return await readCopyrightPages(fetchPage, query);
+type Listing = { keyword: string; limit: number; pageSize: number; simplify: boolean };
+
+/**
+ * Pages are shared by the whole execution, keyed by (keyword, pageIndex, pageSize): two items with
+ * the same keyword and different limits, a later run, or a Retry On Fail re-run after a failure
+ * on page k reuse the pages already paid. The spending cap is checked before each new page.
+ */
+function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: ReturnType<typeof callOptions>) {
+	const answers = executionMemory(ctx).answers;
+	const meter = spendMeter(ctx, client);
+	const runId = runIdOf(ctx);
+	const price = priceOf('enterpriseCopyright');
+	const pageKey = (listing: Listing, pageIndex: number) =>
+		client.questionKey('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize });
+
+	return {
+		pageKey,
+		/** Reads one listing for one item; `paidPages` counts the pages this item paid for. */
+		async read(listing: Listing, itemIndex: number): Promise<{ records: CopyrightRecord[]; paidPages: number }> {
+			const payer = `${runId}|item ${itemIndex}`;
+			let paidPages = 0;
+			const fetchPage = async (pageIndex: number): Promise<CopyrightPage> => {
+				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async () => {
+					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
+					meter.add(price);
+					try {
+						return (await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options)).data;
+					} catch (error) {
+						meter.add(-price); // billed only on success
+						throw error;
+					}
+				});
+				const page = await answer;
+				if (entry.paidByRun === payer) paidPages++;
+				return page;
+			};
+			return { records: await readCopyrightPages(fetchPage, listing), paidPages };
+		},
+		/** Before the first call: the pages the listings will need that this execution has not paid yet. */
+		checkEstimate(listings: Listing[]): void {
+			const needed = new Map<string, { listing: Listing; pages: number }>();
+			for (const listing of listings) {
+				// Return All counts its first page here and the others as they come.
+				const pages = Number.isFinite(listing.limit) ? Math.ceil(listing.limit / listing.pageSize) : 1;
+				const group = `${listing.keyword}|${listing.pageSize}`;
+				const known = needed.get(group);
+				if (!known || known.pages < pages) needed.set(group, { listing, pages });
+			}
+			let calls = 0;
+			for (const { listing, pages } of needed.values()) {
+				for (let pageIndex = 1; pageIndex <= pages; pageIndex++) if (!answers.has(pageKey(listing, pageIndex))) calls++;
+			}
+			meter.checkEstimate(calls * price, describeCalls(calls, 'enterpriseCopyright'));
+		},
+	};
 }
 
 export function simplifyCopyright(record: CopyrightRecord): IDataObject {
@@ -108,8 +163,8 @@ export function simplifyCopyright(record: CopyrightRecord): IDataObject {
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
-	const options = callOptions(this);
-	return await runForEachItem(this, {
+	const reader = pageReader(this, client, callOptions(this));
+	return await runForEachItem<Listing, { records: CopyrightRecord[]; paidPages: number }>(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
 			const keyword = checkKeyword(parameters.get('keyword', itemIndex, '') as string);
@@ -125,9 +180,13 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			}
 			return { keyword: keyword.value, limit, pageSize, simplify: parameters.get('simplify', itemIndex, false) as boolean };
 		},
-		shareKey: (plan) => `${client.questionKey('enterpriseCopyright', { keyword: plan.keyword, pageSize: plan.pageSize })}|limit=${plan.limit}`,
-		shareAcrossExecution: true,
-		execute: async (plan) => await fetchCopyrights(client, plan, options),
-		output: (records, plan) => records.map((record) => (plan.simplify ? simplifyCopyright(record) : (record as IDataObject))),
+		beforeCalls: async (plans) => reader.checkEstimate([...plans.values()]),
+		execute: async (plan, itemIndex) => await reader.read(plan, itemIndex),
+		// The pages this item paid for are its first record's cost, so the costs add up to the bill.
+		output: ({ records, paidPages }, plan) =>
+			records.map((record, index) => ({
+				...(plan.simplify ? simplifyCopyright(record) : (record as IDataObject)),
+				costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0,
+			})),
 	});
 }

@@ -60,7 +60,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			return { keyword: keyword.value, simplify: parameters.get('simplify', itemIndex, false) as boolean };
 		},
 		shareKey: (plan) => client.questionKey('enterpriseDetail', { keyword: plan.keyword }),
-		shareAcrossExecution: true,
+		paid: { operation: 'enterpriseDetail', client },
 		execute: async (plan) => (await client.call('enterpriseDetail', { keyword: plan.keyword }, enterpriseDetailSchema, options)).data,
 		output: (detail, plan) => (plan.simplify ? simplifyEnterprise(detail) : (detail as IDataObject)),
 	});

@@ -2,9 +2,9 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as getStatus from './getStatus.operation';
 import * as send from './send.operation';
-import * as sendAndWait from './sendAndWait.operation';
+import * as sendAndCheck from './sendAndCheck.operation';
 
-export { getStatus, send, sendAndWait };
+export { getStatus, send, sendAndCheck };
 
 export const description: INodeProperties[] = [
 	{
@@ -27,15 +27,15 @@ export const description: INodeProperties[] = [
 				action: 'Send an SMS',
 			},
 			{
-				name: 'Send and Wait',
-				value: 'sendAndWait',
-				description: 'Send an SMS, then wait until it is delivered, failed, or the wait times out',
-				action: 'Send an SMS and wait for delivery',
+				name: 'Send and Check Delivery',
+				value: 'sendAndCheck',
+				description: 'Send an SMS, then check its status until it is delivered, failed, or the wait times out',
+				action: 'Send an SMS and check delivery',
 			},
 		],
 		default: 'send',
 	},
 	...send.description,
-	...sendAndWait.description,
+	...sendAndCheck.description,
 	...getStatus.description,
 ];

@@ -2,18 +2,19 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { runForEachItem } from '../../../shared/batch';
 import { callOptions, gatewayClient } from '../../../shared/client';
-import { planSend, sendFields, sendOnce, startSendRun } from './sendCore';
+import { planSend, reserveSends, runSends, sendFields, sendOnce, startSendRun } from './sendCore';
 
-export const description: INodeProperties[] = sendFields(['send', 'sendAndWait']);
+export const description: INodeProperties[] = sendFields(['send', 'sendAndCheck']);
 
-/** Sends one SMS per item, never twice for the same item in one execution. Outputs the task ID. */
+/** Sends one SMS per item and run, never twice under Retry On Fail or a retried execution. Outputs the task ID. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const run = startSendRun(this, client, callOptions(this));
-	return await runForEachItem(this, {
+	return await runSends(run, async () => await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: async (itemIndex) => await planSend(run, itemIndex),
+		beforeCalls: async (plans) => await reserveSends(run, [...plans.values()]),
 		execute: async (plan) => await sendOnce(run, plan),
 		output: (outcome) => ({ ...outcome }) as IDataObject,
-	});
+	}));
 }

@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { checkMobileNumber } from '../../../shared/checks/phone';
 import {
@@ -8,11 +8,21 @@ import {
 	renderTemplate,
 	type MessageSize,
 } from '../../../shared/checks/sms';
-import type { callOptions } from '../../../shared/client';
+import { spendMeter, type callOptions } from '../../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
-import { executionScope, sharedAnswer } from '../../../shared/executionScope';
 import { sendResultSchema, signatureSchema, templateSchema } from '../../../shared/schemas/sms';
-import { callCertainlyFailed, SmsSendGuard, type SmsLimits } from '../../../shared/smsGuard';
+import { messageFingerprint, SmsSendRecords, type SendDecision, type SmsLimits } from '../../../shared/smsGuard';
+import { priceOf, roundYuan, type SpendMeter } from '../../../shared/spend';
+import {
+	callCertainlyFailed,
+	executionMemory,
+	nodeRecords,
+	rememberOutcome,
+	runIdOf,
+	runKey,
+	sharedAnswer,
+	type ExecutionMemory,
+} from '../../../shared/state';
 import {
 	DEFAULT_SMS_LIMITS,
 	MAX_TEMPLATE_VARIABLES,
@@ -118,7 +128,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					type: 'number',
 					typeOptions: { minValue: 1 },
 					default: 10, // DEFAULT_SMS_LIMITS.perDay; the linter wants a literal
-					description: `Sends to one number within a day that this execution allows; the gateway default is ${DEFAULT_SMS_LIMITS.perDay}`,
+					description: `Messages this node sends to one number in one calendar day, China time (UTC+8), counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perDay}`,
 				},
 				{
 					displayName: 'Max per Number per Hour',
@@ -126,7 +136,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					type: 'number',
 					typeOptions: { minValue: 1 },
 					default: 5, // DEFAULT_SMS_LIMITS.perHour; the linter wants a literal
-					description: `Sends to one number within an hour that this execution allows; the gateway default is ${DEFAULT_SMS_LIMITS.perHour}`,
+					description: `Messages this node sends to one number in one calendar hour, counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perHour}`,
 				},
 				{
 					displayName: 'Max per Number per Minute',
@@ -134,7 +144,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					type: 'number',
 					typeOptions: { minValue: 1 },
 					default: 1, // DEFAULT_SMS_LIMITS.perMinute; the linter wants a literal
-					description: `Sends to one number within a minute that this execution allows; the gateway default is ${DEFAULT_SMS_LIMITS.perMinute}`,
+					description: `Messages this node sends to one number in one calendar minute, counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perMinute}`,
 				},
 				{
 					displayName: 'Read Template and Signature',
@@ -143,6 +153,15 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					default: false,
 					description:
 						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length, segments and estimated cost',
+				},
+				{
+					displayName: 'Repeat Window (Minutes)',
+					name: 'repeatWindowMinutes',
+					type: 'number',
+					typeOptions: { minValue: 0 },
+					default: 10,
+					description:
+						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes, and outputs skippedAsRepeat: true instead. Runs within one execution (loops) always send. Checked in tenths of the window: a repeat within 90% of it is always caught. 0 turns it off.',
 				},
 				{
 					displayName: 'Signature Text',
@@ -167,40 +186,61 @@ export function sendFields(operations: string[]): INodeProperties[] {
 
 export interface SendPlan {
 	itemIndex: number;
-	/** Identifies this item's send within the execution: node, item and the exact request. */
+	/** Identifies this item's send within the run: node, run, item and the exact request. */
 	key: string;
 	phone: string;
 	params: { signId: number; templateId: number; phone: string; params?: IDataObject };
+	/** The message, for the repeat window across executions. */
+	message: string;
 	/** Known when both the signature and the template text are known. */
 	size?: MessageSize;
 }
 
 export interface SendOutcome extends Partial<MessageSize> {
-	taskId: string;
+	taskId: string | null;
 	phone: string;
 	signId: number;
 	templateId: number;
-	/** True when this item was already sent earlier in the execution (Retry On Fail) and was not sent again. */
+	/** True when this item was already sent earlier in this run (Retry On Fail) and was not sent again. */
 	deduplicated: boolean;
+	/** True when another execution of this node sent the same message within the repeat window. */
+	skippedAsRepeat: boolean;
+	/** What the send costs when delivered: segments × price when the text is known, else one message. */
+	costYuan: number;
+	/** Present only when n8n offers no processed-data store: the records then last for this process. */
+	sendRecords?: string;
 }
 
 /** What every item's plan shares within one run of the node. */
 export interface SendRun {
 	ctx: IExecuteFunctions;
 	client: GatewayClient;
-	guard: SmsSendGuard;
 	options: CallOptions;
-	/** Sends planned so far in this run, per number, so that the limits hold in item order. */
-	plannedByPhone: Map<string, number>;
+	memory: ExecutionMemory;
+	records: SmsSendRecords;
+	meter: SpendMeter;
+	decisions: Map<number, SendDecision>;
+	/** Items whose send was attempted in this try, and the task IDs of those sent. */
+	attempted: Set<number>;
+	sent: Map<number, string>;
 }
 
 export function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, options: CallOptions): SendRun {
+	const sendOptions = ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
+	const window = Number(sendOptions.repeatWindowMinutes ?? 10);
+	if (!Number.isFinite(window) || window < 0) {
+		throw inputError(ctx.getNode(), 0, 'Repeat Window (Minutes)', `"${sendOptions.repeatWindowMinutes}" is not a number of 0 or more`, 'Set it to 10, or 0 to turn the repeat check off.');
+	}
 	return {
 		ctx,
 		client,
 		options,
-		guard: new SmsSendGuard(ctx.getExecutionId?.() ?? '', smsLimits(ctx)),
-		plannedByPhone: new Map(),
+		memory: executionMemory(ctx),
+		records: new SmsSendRecords(nodeRecords(ctx), ctx.getExecutionId?.() ?? '', smsLimits(ctx), window),
+		meter: spendMeter(ctx, client),
+		decisions: new Map(),
+		attempted: new Set(),
+		sent: new Map(),
 	};
 }
 
@@ -275,9 +315,7 @@ interface KnownTexts {
 
 /** A free query, asked once per execution and credential: the answer is shared by every item. */
 function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
-	const executionId = run.ctx.getExecutionId?.();
-	if (!executionId) return load();
-	return sharedAnswer(executionScope(executionId).lookups, key, load);
+	return sharedAnswer(run.memory.answers, key, runIdOf(run.ctx), load).answer;
 }
 
 /** Signature and template text: read from the gateway when asked to, otherwise from the options. */
@@ -314,7 +352,7 @@ function notApprovedProblem(id: number, status: number | null | undefined, reaso
  * variables, the template's placeholders and approval when known, and the per-number limits.
  */
 export async function planSend(run: SendRun, itemIndex: number): Promise<SendPlan> {
-	const { ctx, client, guard, plannedByPhone } = run;
+	const { ctx, client, memory } = run;
 	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
 	const templateId = readId(ctx, itemIndex, 'templateId', 'Template ID');
 	const phone = checkMobileNumber(ctx.getNodeParameter('phone', itemIndex, '') as string);
@@ -330,15 +368,16 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 		phone: phone.value,
 		...(Object.keys(variables).length > 0 ? { params: variables as IDataObject } : {}),
 	};
-	const key = `${ctx.getNode().name}|${itemIndex}|${client.questionKey('smsSend', params)}`;
-	const sentBefore = guard.previous(key) !== undefined;
+	const key = runKey(ctx, itemIndex, client.questionKey('smsSend', params));
+	const message = messageFingerprint({ account: client.questionKey('smsSend', {}).split('|')[0], ...params });
+	const sentBefore = memory.sends.has(key);
 
 	// An item sent before in this execution keeps its earlier send, whatever the template looks like now.
 	const texts = sentBefore
 		? await knownTexts(run, itemIndex, signId, templateId).catch((): KnownTexts => ({}))
 		: await knownTexts(run, itemIndex, signId, templateId);
 	const size = texts.signature !== undefined && texts.template !== undefined ? messageSize(texts.signature, renderTemplate(texts.template, variables)) : undefined;
-	if (sentBefore) return { itemIndex, key, phone: phone.value, params, size };
+	if (sentBefore) return { itemIndex, key, phone: phone.value, params, message, size };
 
 	const refuse = (field: string, problem: string, fix: string) =>
 		texts.read
@@ -355,14 +394,7 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 		const mismatch = checkVariablesAgainstTemplate(texts.template, variables);
 		if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${texts.template}`);
 	}
-
-	const planned = plannedByPhone.get(phone.value) ?? 0;
-	const broken = guard.limitBrokenBy(phone.value, planned);
-	if (broken) {
-		throw inputError(ctx.getNode(), itemIndex, 'Phone Number', `not sent: this ${broken}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.');
-	}
-	plannedByPhone.set(phone.value, planned + 1);
-	return { itemIndex, key, phone: phone.value, params, size };
+	return { itemIndex, key, phone: phone.value, params, message, size };
 }
 
 const UNKNOWN_OUTCOME_HINT =
@@ -373,22 +405,107 @@ function unknownOutcome(error: GatewayFailure, message: string): GatewayFailure 
 	return new GatewayFailure({ kind: 'outcome-unknown', operation: 'smsSend', message, httpStatus: error.httpStatus, hint: UNKNOWN_OUTCOME_HINT });
 }
 
-/** Sends once per item and execution; a re-run of the node hands back the earlier task ID. */
+const costOf = (plan: SendPlan) => plan.size?.estimatedCostYuan ?? priceOf('smsSend');
+
+/**
+ * After every item is checked and before the first send: decides repeats and per-number limits
+ * across executions (one read-and-record of the node's records) and checks the spending cap.
+ * Items already sent in this run (Retry On Fail) are left alone. Returns the refused items.
+ */
+export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map<number, unknown>> {
+	const { ctx, records, memory, meter } = run;
+	const fresh = plans.filter((plan) => !memory.sends.has(plan.key));
+	let decisions: Map<number, SendDecision>;
+	try {
+		decisions = await records.reserve(fresh.map((plan) => ({ itemIndex: plan.itemIndex, phone: plan.phone, message: plan.message })));
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), `Could not read or write this node's send records in n8n's database: ${error instanceof Error ? error.message : String(error)}`, {
+			description: 'Nothing was sent: without the records a retried execution could text people twice. Check the n8n database, then run again.',
+		});
+	}
+	for (const [itemIndex, decision] of decisions) run.decisions.set(itemIndex, decision);
+	const refused = new Map<number, unknown>();
+	for (const plan of fresh) {
+		const decision = decisions.get(plan.itemIndex);
+		if (decision?.kind === 'limit') {
+			refused.set(
+				plan.itemIndex,
+				inputError(ctx.getNode(), plan.itemIndex, 'Phone Number', `not sent: this ${decision.problem}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.'),
+			);
+		}
+	}
+	const toSend = fresh.filter((plan) => decisions.get(plan.itemIndex)?.kind === 'send');
+	try {
+		const segments = toSend.reduce((sum, plan) => sum + (plan.size?.segments ?? 1), 0);
+		meter.checkEstimate(roundYuan(toSend.reduce((sum, plan) => sum + costOf(plan), 0)), `${toSend.length} SMS, ${segments} message segment${segments === 1 ? '' : 's'} at ${priceOf('smsSend')} yuan`);
+	} catch (error) {
+		await records.release(records.holding());
+		throw error;
+	}
+	return refused;
+}
+
+/** Lets go of the records of items whose send never started (a failure stopped the batch first). */
+export async function releaseUnsent(run: SendRun): Promise<void> {
+	await run.records.release(run.records.holding().filter((itemIndex) => !run.attempted.has(itemIndex)));
+}
+
+/**
+ * The error that stopped the batch, naming the items already sent: their records stay, so a
+ * retried execution sends only the rest.
+ */
+export function withSentItems(run: SendRun, error: unknown): unknown {
+	if (run.sent.size === 0 || !(error instanceof Error)) return error;
+	const sent = [...run.sent].sort(([a], [b]) => a - b).map(([itemIndex, taskId]) => `item ${itemIndex + 1} (task ${taskId})`);
+	error.message = `${error.message} [already sent, and not sent again when the execution is retried: ${sent.join(', ')}]`;
+	return error;
+}
+
+/** Runs the sends of one node run, then lets go of what was never sent and names what was. */
+export async function runSends(run: SendRun, batch: () => Promise<INodeExecutionData[]>): Promise<INodeExecutionData[]> {
+	try {
+		return await batch();
+	} catch (error) {
+		throw withSentItems(run, error);
+	} finally {
+		await releaseUnsent(run);
+	}
+}
+
+/** Sends once per item and run; a re-run of the node (Retry On Fail) hands back the earlier task ID. */
 export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcome> {
-	const { ctx, client, guard, options } = run;
-	const base = { phone: plan.phone, signId: plan.params.signId, templateId: plan.params.templateId };
-	const earlier = guard.previous(plan.key);
+	const { ctx, client, memory, records, options } = run;
+	const base = {
+		phone: plan.phone,
+		signId: plan.params.signId,
+		templateId: plan.params.templateId,
+		...(records.acrossRestarts ? {} : { sendRecords: 'this n8n process only' }),
+	};
+	const earlier = memory.sends.get(plan.key);
+	if (!earlier && run.decisions.get(plan.itemIndex)?.kind === 'repeat') {
+		return { taskId: null, ...base, deduplicated: false, skippedAsRepeat: true, costYuan: 0, ...plan.size };
+	}
 	let taskId: string;
 	try {
-		taskId = earlier
-			? ((await earlier.outcome) as string)
-			: await guard.track(plan.key, plan.phone, async () => (await client.call('smsSend', plan.params, sendResultSchema, options)).data.id);
+		if (earlier) {
+			taskId = await earlier.outcome;
+		} else {
+			run.attempted.add(plan.itemIndex);
+			const outcome = (async () => (await client.call('smsSend', plan.params, sendResultSchema, options)).data.id)();
+			taskId = await rememberOutcome(memory.sends, plan.key, { outcome });
+			run.meter.add(costOf(plan));
+		}
 	} catch (error) {
-		if (!(error instanceof GatewayFailure) || callCertainlyFailed(error)) throw asNodeError(ctx.getNode(), error, plan.itemIndex);
+		if (!(error instanceof GatewayFailure) || callCertainlyFailed(error)) {
+			if (!earlier) await records.release([plan.itemIndex]);
+			throw asNodeError(ctx.getNode(), error, plan.itemIndex);
+		}
+		if (!earlier) run.meter.add(costOf(plan)); // it may have gone out and be billed
 		const failure = earlier
-			? unknownOutcome(error, `not sent again: an earlier attempt in this execution to ${plan.phone} has an unknown outcome (${error.message})`)
+			? unknownOutcome(error, `not sent again: an earlier attempt in this run to ${plan.phone} has an unknown outcome (${error.message})`)
 			: unknownOutcome(error, `outcome unknown, the SMS to ${plan.phone} may have been sent: ${error.message}`);
 		throw asNodeError(ctx.getNode(), failure, plan.itemIndex);
 	}
-	return { taskId, ...base, deduplicated: earlier !== undefined, ...plan.size };
+	run.sent.set(plan.itemIndex, taskId);
+	return { taskId, ...base, deduplicated: earlier !== undefined, skippedAsRepeat: false, costYuan: costOf(plan), ...plan.size };
 }

@@ -63,7 +63,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			};
 		},
 		shareKey: (plan) => client.questionKey('vehicleDetail', plan.params),
-		shareAcrossExecution: true,
+		paid: { operation: 'vehicleDetail', client },
 		execute: async (plan) => (await client.call('vehicleDetail', plan.params, vehicleDetailSchema, options)).data,
 		output: (detail, plan) => (plan.simplify ? simplifyVehicleDetail(detail) : (detail as IDataObject)),
 	});

@@ -87,7 +87,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			};
 		},
 		shareKey: (plan) => client.questionKey('violationQuery', plan.params),
-		shareAcrossExecution: true,
+		paid: { operation: 'violationQuery', client },
 		execute: async (plan) => (await client.call('violationQuery', plan.params, violationsSchema, options)).data,
 		output: (violations, plan) => (plan.simplify ? simplifyViolations(violations) : (violations as IDataObject)),
 	});

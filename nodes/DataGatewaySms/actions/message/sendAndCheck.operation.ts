@@ -7,10 +7,14 @@ import { smsTaskSchema, type SmsTask } from '../../../shared/schemas/sms';
 import { abortableSleep } from '../../../shared/sleep';
 import { SMS_TASK_STATUS, SMS_TASK_STATUS_LABELS } from '../../../shared/spec';
 import { presentTask } from './getStatus.operation';
-import { planSend, sendOnce, startSendRun, type SendRun } from './sendCore';
+import { planSend, reserveSends, runSends, sendOnce, startSendRun, type SendRun } from './sendCore';
 
-const show = { resource: ['message'], operation: ['sendAndWait'] };
+const show = { resource: ['message'], operation: ['sendAndCheck'] };
 const MIN_POLL_INTERVAL_SECONDS = 0.1;
+const FINAL_OUTCOMES: Record<string, string> = {
+	[String(SMS_TASK_STATUS.delivered)]: SMS_TASK_STATUS_LABELS[String(SMS_TASK_STATUS.delivered)],
+	[String(SMS_TASK_STATUS.failed)]: SMS_TASK_STATUS_LABELS[String(SMS_TASK_STATUS.failed)],
+};
 
 export const description: INodeProperties[] = [
 	{
@@ -28,7 +32,7 @@ export const description: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: 120,
-		description: 'How long to wait for a final status before outputting the outcome "sending"',
+		description: 'How long to wait for a final status before outputting the outcome "unknown" (still sending)',
 		displayOptions: { show },
 	},
 ];
@@ -70,29 +74,32 @@ async function pollUntilFinal(run: SendRun, itemIndex: number, taskId: string, i
 
 /**
  * Sends (at most once per item, like Send), then polls the status until it is final or the wait
- * times out. For n8n instances that the gateway's delivery reports cannot reach.
+ * times out. For n8n instances that the gateway's delivery reports cannot reach. Not n8n's
+ * human-in-the-loop "send and wait": nothing waits for a reply.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const run = startSendRun(this, client, callOptions(this));
-	return await runForEachItem(this, {
+	return await runSends(run, async () => await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: async (itemIndex) => ({
 			intervalMs: readSeconds(this, itemIndex, 'pollIntervalSeconds', 'Poll Interval (Seconds)', MIN_POLL_INTERVAL_SECONDS, 5),
 			timeoutMs: readSeconds(this, itemIndex, 'waitTimeoutSeconds', 'Wait Timeout (Seconds)', 1, 120),
 			send: await planSend(run, itemIndex),
 		}),
+		beforeCalls: async (plans) => await reserveSends(run, [...plans.values()].map((plan) => plan.send)),
 		execute: async (plan) => {
 			const sent = await sendOnce(run, plan.send);
+			if (sent.taskId === null) return { sent, task: undefined };
 			const task = await pollUntilFinal(run, plan.send.itemIndex, sent.taskId, plan.intervalMs, plan.timeoutMs);
 			return { sent, task };
 		},
 		output: ({ sent, task }) =>
 			({
 				...sent,
-				// delivered, failed or, when the wait ran out, sending
-				outcome: SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'sending',
-				task: presentTask(task),
+				// delivered or failed; unknown when the wait ran out (still sending) or the status is not one the spec names
+				outcome: task ? (FINAL_OUTCOMES[String(task.status)] ?? 'unknown') : 'skippedAsRepeat',
+				...(task ? { task: presentTask(task) } : {}),
 			}) as IDataObject,
-	});
+	}));
 }

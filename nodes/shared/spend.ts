@@ -1,0 +1,78 @@
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+
+import { executionMemory, type ExecutionMemory } from './state';
+import { OPERATIONS, PRICES_YUAN, type OperationName } from './spec';
+import type { GatewayClient } from './transport';
+
+/** The spec's price of one successful call; 0 for free ones (support rules, queries, status, telephone within its quota). */
+export function priceOf(operation: OperationName): number {
+	if (operation === 'smsSend') return PRICES_YUAN.smsSegment;
+	return (PRICES_YUAN as Record<string, number>)[operation] ?? 0;
+}
+
+export const roundYuan = (yuan: number): number => Math.round(yuan * 10000) / 10000;
+
+/** The credential's account, without the appCode: the first part of every question key. */
+function accountOf(client: GatewayClient): string {
+	return client.questionKey('violationSupport', {}).split('|')[0];
+}
+
+const CAP_FIELD = '"Max Spend per Execution (Yuan)" in the credential';
+
+/**
+ * Money spent with one credential in one execution, against the credential's cap (0 = none).
+ * Every node of the execution adds to the same total.
+ */
+export class SpendMeter {
+	private readonly memory: ExecutionMemory;
+	private readonly account: string;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		client: GatewayClient,
+		readonly capYuan: number,
+	) {
+		this.memory = executionMemory(ctx);
+		this.account = accountOf(client);
+	}
+
+	get spentYuan(): number {
+		return this.memory.spentYuan.get(this.account) ?? 0;
+	}
+
+	add(yuan: number): void {
+		if (yuan > 0) this.memory.spentYuan.set(this.account, roundYuan(this.spentYuan + yuan));
+	}
+
+	/**
+	 * Before the first paid call of a node: stops the node when what this execution already spent
+	 * plus this node's estimate would pass the cap. `what` says what the estimate counts.
+	 */
+	checkEstimate(estimateYuan: number, what: string): void {
+		if (this.capYuan <= 0 || estimateYuan <= 0) return;
+		const total = roundYuan(this.spentYuan + estimateYuan);
+		if (total <= this.capYuan + 1e-9) return;
+		throw new NodeOperationError(
+			this.ctx.getNode(),
+			`Spending cap: this node's paid calls are estimated at ${roundYuan(estimateYuan)} yuan (${what}); with ${this.spentYuan} yuan already spent in this execution with this credential that is ${total} yuan, above the cap of ${this.capYuan} yuan`,
+			{ description: `No paid call was made by this node. Raise ${CAP_FIELD}, or give the node fewer items.` },
+		);
+	}
+
+	/** Before one more paid call of a listing that counts its pages as they come. */
+	checkNextCall(priceYuan: number, doneSoFar: string): void {
+		if (this.capYuan <= 0) return;
+		const total = roundYuan(this.spentYuan + priceYuan);
+		if (total <= this.capYuan + 1e-9) return;
+		throw new NodeOperationError(
+			this.ctx.getNode(),
+			`Spending cap: the next paid call (${priceYuan} yuan) would bring this execution's spend with this credential to ${total} yuan, above the cap of ${this.capYuan} yuan; stopped after ${doneSoFar}`,
+			{ description: `Raise ${CAP_FIELD}, or use a Limit instead of Return All.` },
+		);
+	}
+}
+
+/** "3 × Get Vehicle Detail at 1.2 yuan" */
+export function describeCalls(count: number, operation: OperationName): string {
+	return `${count} × ${OPERATIONS[operation].label} at ${priceOf(operation)} yuan`;
+}

@@ -1,0 +1,206 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { GatewayFailure } from './errors';
+
+/**
+ * Every piece of state the nodes keep, and how long it lives. Nothing else in the package keeps
+ * state between calls.
+ *
+ * | lifetime              | what                                                        | where                          |
+ * |-----------------------|-------------------------------------------------------------|--------------------------------|
+ * | one call              | retry attempts, timeout budget                              | locals in transport.ts         |
+ * | one run of a node     | sends and changes (Retry On Fail keeps the run index, so a  | ExecutionMemory, keyed by      |
+ * |                       | re-run finds them; a loop raises it, so a new run sends)    | runKey(): node + run + item    |
+ * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
+ * |                       | nodes: a loop asking the same paid question does not pay    | id; idle ones are forgotten    |
+ * |                       | twice), money spent per credential                          | after 30 minutes               |
+ * | across executions     | SMS sent (repeat window), per-number counts                 | n8n's processed-data store     |
+ * |                       |                                                             | (NodeRecords), scope node      |
+ * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
+ */
+
+/** What one execution remembers. An execution runs in one process, so memory is enough. */
+export class ExecutionMemory {
+	/** Answers to identical questions, shared by every run and node of the execution. */
+	readonly answers = new Map<string, SharedAnswer>();
+	/** SMS sends by runKey: a Retry On Fail re-run of the same run finds them. */
+	readonly sends = new Map<string, { outcome: Promise<string> }>();
+	/** Creates, updates and deletes of signatures and templates, by runKey. */
+	readonly changes = new Map<string, { outcome: Promise<unknown> }>();
+	/** Yuan spent per account (credential) by the nodes of this execution. */
+	readonly spentYuan = new Map<string, number>();
+	touchedAt = Date.now();
+}
+
+export interface SharedAnswer {
+	answer: Promise<unknown>;
+	/** The run that paid for it (runId); items of that run report its cost. */
+	paidByRun: string;
+}
+
+/**
+ * Executions idle for longer than this are forgotten. Retry On Fail re-runs within seconds (n8n
+ * caps its wait at 5 s); a longer memory would only hold answers of finished executions.
+ */
+const MEMORY_IDLE_MS = 30 * 60 * 1000;
+const memories = new Map<string, ExecutionMemory>();
+
+export function executionMemory(ctx: IExecuteFunctions): ExecutionMemory {
+	// Without an execution id there is nothing to share with a re-run; a private memory keeps runs apart.
+	const executionId = ctx.getExecutionId?.() || `unscoped-${Date.now()}-${Math.random()}`;
+	const now = Date.now();
+	for (const [id, memory] of memories) {
+		if (now - memory.touchedAt > MEMORY_IDLE_MS) memories.delete(id);
+	}
+	let memory = memories.get(executionId);
+	if (!memory) {
+		memory = new ExecutionMemory();
+		memories.set(executionId, memory);
+	}
+	memory.touchedAt = now;
+	return memory;
+}
+
+/** Forgets every execution's memory, as a restart of n8n would (tests only). */
+export function forgetAllExecutionMemory(): void {
+	memories.clear();
+	memoryRecords.clear();
+}
+
+/**
+ * The node's run index within the execution: n8n raises it for each run (loops) and keeps it when
+ * Retry On Fail re-runs the node. n8n-core's execute context has it as a property; the data proxy
+ * is the documented but slower way, used only when the property is missing.
+ */
+export function runIndexOf(ctx: IExecuteFunctions): number {
+	const direct = (ctx as unknown as { runIndex?: unknown }).runIndex;
+	if (typeof direct === 'number') return direct;
+	try {
+		const proxied = ctx.getWorkflowDataProxy(0).$runIndex;
+		return typeof proxied === 'number' ? proxied : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/** Names one run of one node in one execution. */
+export function runIdOf(ctx: IExecuteFunctions): string {
+	return `${ctx.getExecutionId?.() ?? ''}|${ctx.getNode().name}|run ${runIndexOf(ctx)}`;
+}
+
+/** Names one item's call in one run: the same under Retry On Fail, new in the next loop run. */
+export function runKey(ctx: IExecuteFunctions, itemIndex: number, request: string): string {
+	return `${ctx.getNode().name}|run ${runIndexOf(ctx)}|item ${itemIndex}|${request}`;
+}
+
+/**
+ * The answer kept under `key`, or a new one from `load`; a failed answer is dropped so a later ask
+ * tries again. `loaded` says whether this call made the request.
+ */
+export function sharedAnswer<T>(
+	answers: Map<string, SharedAnswer>,
+	key: string,
+	runId: string,
+	load: () => Promise<T>,
+): { answer: Promise<T>; entry: SharedAnswer } {
+	let entry = answers.get(key);
+	if (!entry) {
+		const answer = load();
+		const created: SharedAnswer = { answer, paidByRun: runId };
+		entry = created;
+		answers.set(key, created);
+		answer.catch(() => {
+			if (answers.get(key) === created) answers.delete(key);
+		});
+	}
+	return { answer: entry.answer as Promise<T>, entry };
+}
+
+/** Whether a failed non-idempotent call certainly did not take effect, so that making it again is safe. */
+export function callCertainlyFailed(error: unknown): boolean {
+	if (!(error instanceof GatewayFailure)) return false;
+	if (error.kind === 'gateway-code') return true; // the gateway answered and refused
+	if (error.kind === 'network') return true; // for non-idempotent calls the transport says 'network' only when nothing left
+	return error.kind === 'http-status' && (error.httpStatus ?? 500) < 500;
+}
+
+/**
+ * Keeps a call's outcome under `key`, so that a re-run finds it instead of calling again; forgets
+ * it only when the call certainly did not take effect.
+ */
+export function rememberOutcome<T, Entry extends { outcome: Promise<T> }>(memory: Map<string, Entry>, key: string, entry: Entry): Promise<T> {
+	memory.set(key, entry);
+	entry.outcome.catch((error) => {
+		if (callCertainlyFailed(error) && memory.get(key) === entry) memory.delete(key);
+	});
+	return entry.outcome;
+}
+
+/**
+ * Values a node records across executions, in n8n's processed-data store (the one behind Remove
+ * Duplicates' "seen in previous executions"): n8n's database, so it survives restarts and is
+ * shared by queue-mode workers. The store keeps plain values (hashed) per node, without times, so
+ * time windows are written into the values. Where n8n gives no such store (an n8n without the
+ * helpers), the records live in this process's memory and `acrossRestarts` is false.
+ */
+export interface NodeRecords {
+	acrossRestarts: boolean;
+	/** Records every value and says which of them were recorded before. */
+	checkAndRecord(values: string[]): Promise<{ before: Set<string> }>;
+	remove(values: string[]): Promise<void>;
+}
+
+/**
+ * The store keeps at most this many values per node, dropping the oldest: a send takes 5 of them
+ * (message, execution marker, minute, hour and day slots), so the node remembers its last
+ * 20,000 sends.
+ */
+export const MAX_RECORDS_PER_NODE = 100_000;
+
+const memoryRecords = new Map<string, Set<string>>();
+/** n8n's store reads a node's record, changes it and writes it back: one change at a time per node and process. */
+const storeQueues = new Map<string, Promise<unknown>>();
+
+function queued<T>(scope: string, work: () => Promise<T>): Promise<T> {
+	const previous = storeQueues.get(scope) ?? Promise.resolve();
+	const next = previous.then(work, work);
+	const settled = next.catch(() => undefined);
+	storeQueues.set(scope, settled);
+	void settled.then(() => {
+		if (storeQueues.get(scope) === settled) storeQueues.delete(scope);
+	});
+	return next;
+}
+
+export function nodeRecords(ctx: IExecuteFunctions): NodeRecords {
+	const scope = `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+	const helpers = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
+	const options = { mode: 'entries' as const, maxEntries: MAX_RECORDS_PER_NODE };
+	if (typeof helpers.checkProcessedAndRecord === 'function' && typeof helpers.removeProcessed === 'function') {
+		const check = helpers.checkProcessedAndRecord.bind(helpers);
+		const remove = helpers.removeProcessed.bind(helpers);
+		return {
+			acrossRestarts: true,
+			checkAndRecord: (values) =>
+				queued(scope, async () => {
+					if (values.length === 0) return { before: new Set<string>() };
+					const result = await check(values, 'node', options);
+					return { before: new Set(result.processed.map(String)) };
+				}),
+			remove: (values) => queued(scope, async () => (values.length === 0 ? undefined : await remove(values, 'node', options))),
+		};
+	}
+	return {
+		acrossRestarts: false,
+		checkAndRecord: async (values) => {
+			let records = memoryRecords.get(scope);
+			if (!records) memoryRecords.set(scope, (records = new Set()));
+			const before = new Set(values.filter((value) => records.has(value)));
+			for (const value of values) records.add(value);
+			return { before };
+		},
+		remove: async (values) => {
+			for (const value of values) memoryRecords.get(scope)?.delete(value);
+		},
+	};
+}
