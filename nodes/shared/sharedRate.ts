@@ -172,7 +172,7 @@ class RedisConnection {
  * (event-loop lag on a busy worker, the network) would put rate + 1 arrivals in one window and
  * draw a 429 that pauses every process, so starts are spaced for a window this much longer.
  */
-const ARRIVAL_MARGIN_MS = 40;
+const ARRIVAL_MARGIN_MS = 25;
 
 /**
  * State per credential in one hash: `next` start time, `paused` until, learned `rate`, and the

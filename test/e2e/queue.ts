@@ -4,19 +4,22 @@
  * way) and the gateway emulator, then checks what a queue-mode user relies on:
  * 1. a lookup batch runs on a worker and answers correctly;
  * 2. two 200-number batches at once, one per worker, share the gateway's 20 requests per second;
- * 3. one callback posted to the webhook process and then to main starts one workflow.
+ * 3. one callback posted to the webhook process and then to main starts one workflow;
+ * 4. an execution that sent one SMS and failed on another, retried on the other worker, does
+ *    not text the first number again (the SMS node's Repeat Window, in n8n's database).
  */
 import assert from 'node:assert/strict';
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { startedOn, startQueueHarness, until, type QueueHarness } from './queueCluster';
-import { distinctPhones, gatewayCredential, GATEWAY_CAP_PER_SECOND, lookupWorkflow, triggerPath, triggerWorkflow } from './queueWorkflows';
+import { distinctPhones, gatewayCredential, GATEWAY_CAP_PER_SECOND, lookupWorkflow, smsWorkflow, triggerPath, triggerWorkflow } from './queueWorkflows';
 
 const log = (text: string) => console.log(`[queue ${new Date().toISOString().slice(11, 19)}] ${text}`);
 
 const LOOKUPS_A = { id: 'dgwQueueLookupsA', path: 'dgw-lookups-a' };
 const LOOKUPS_B = { id: 'dgwQueueLookupsB', path: 'dgw-lookups-b' };
 const TRIGGER_ID = 'dgwQueueTrigger';
+const SMS = { id: 'dgwQueueSms', path: 'dgw-sms' };
 const ITEMS_PER_EXECUTION = 200;
 const MAX_REJECTED_SHARE = 0.1;
 const MAX_TIME_FACTOR = 1.15;
@@ -101,7 +104,11 @@ async function twoWorkersShareTheRate(harness: QueueHarness, emulator: Emulator)
 		}
 		const ideal = (2 * ITEMS_PER_EXECUTION) / GATEWAY_CAP_PER_SECOND;
 		const rejectedShare = totals.rejected429 / totals.calls;
-		log(`2. 2 × ${ITEMS_PER_EXECUTION} lookups on 2 workers: ${seconds.toFixed(1)} s (ideal ${ideal} s), ${totals.calls} calls, ${totals.rejected429} rejected with 429 (${(rejectedShare * 100).toFixed(1)} %)`);
+		const callTimes = emulator.ledger().calls.filter((call) => call.path === '/telecom/identify').map((call) => call.at);
+		const callSpan = (Math.max(...callTimes) - Math.min(...callTimes)) / 1000;
+		log(
+			`2. 2 × ${ITEMS_PER_EXECUTION} lookups on 2 workers: ${seconds.toFixed(1)} s end to end (ideal ${ideal} s; first to last gateway call ${callSpan.toFixed(1)} s), ${totals.calls} calls, ${totals.rejected429} rejected with 429 (${(rejectedShare * 100).toFixed(1)} %)`,
+		);
 		assert.equal(totals.calls - totals.rejected429, 2 * ITEMS_PER_EXECUTION, 'each number answered once');
 		assert.ok(rejectedShare <= MAX_REJECTED_SHARE, `429 share ${(rejectedShare * 100).toFixed(1)} % is above ${MAX_REJECTED_SHARE * 100} %`);
 		assert.ok(seconds <= MAX_TIME_FACTOR * ideal, `took ${seconds.toFixed(1)} s, more than ${MAX_TIME_FACTOR} × the ideal ${ideal} s`);
@@ -134,6 +141,53 @@ async function oneCallbackOneStart(harness: QueueHarness) {
 	log('3. one callback to the webhook process and again to main (and again to the webhook process) started one execution');
 }
 
+/** Texts the emulator accepted on /sms/send (billed on delivery), not counting refusals or delivery reports. */
+function acceptedSends(emulator: Emulator): number {
+	return emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0).length;
+}
+
+async function retryOnTheOtherWorkerSendsOnce(harness: QueueHarness, emulator: Emulator) {
+	const { webhook, main, workers } = harness.cluster;
+	const [first, second] = ['13911110001', '13911110002'];
+	// The gateway allows one text a minute per number; the second number has had its text already.
+	emulator.configure({ smsLimits: { ...emulator.config().smsLimits, perMinute: 1 } });
+	const primer = await fetch(`${emulator.url}/sms/send?${new URLSearchParams({ appCode: emulator.demo.memberAppCode, signId: emulator.demo.signatureId, templateId: emulator.demo.templateWithoutVariablesId, phone: second })}`);
+	assert.equal(((await primer.json()) as { code: number }).code, 0, 'the primer text went out');
+	emulator.resetLedger();
+	const before = workers.map((worker) => worker.log().length);
+
+	const answer = await postJson(`${webhook.url}/webhook/${SMS.path}`, { phones: [{ phone: first }, { phone: second }] });
+	assert.equal(answer.status, 200, `the SMS workflow started: ${JSON.stringify(answer.body)}`);
+	const [failed] = await until(async () => {
+		const list = await harness.executions(SMS.id);
+		return list.length === 1 && list[0].status === 'error' && list;
+	}, 'the SMS execution to fail on the refused second number');
+	assert.equal(acceptedSends(emulator), 1, 'the first number was texted, the second refused');
+	const ranOn = newStartsPerWorker(harness, before).findIndex((ids) => ids.includes(failed.id));
+	assert.ok(ranOn >= 0, `execution ${failed.id} ran on a worker`);
+
+	// That worker goes away; the retry can only run on the other one.
+	await workers[ranOn].stop();
+	const other = workers[1 - ranOn];
+	const otherBefore = other.log().length;
+	emulator.configure({ smsLimits: { ...emulator.config().smsLimits, perMinute: 100 } });
+	const retry = await fetch(`${main.url}/rest/executions/${failed.id}/retry`, {
+		method: 'POST',
+		headers: { cookie: harness.cookie, 'content-type': 'application/json' },
+		body: JSON.stringify({ loadWorkflow: false }),
+	});
+	assert.ok(retry.ok, `retry answered ${retry.status}: ${await retry.clone().text()}`);
+	const retried = await until(async () => {
+		const list = await harness.executions(SMS.id);
+		const done = list.find((execution) => execution.id !== failed.id && execution.status !== 'running' && execution.status !== 'new');
+		return done;
+	}, 'the retried execution to finish');
+	assert.equal(retried.status, 'success', `the retry succeeded: ${JSON.stringify(retried)}`);
+	assert.deepEqual(startedOn(other.log().slice(otherBefore)), [retried.id], `the retry ${retried.id} ran on the other worker`);
+	assert.equal(acceptedSends(emulator), 2, 'the retry texted only the second number; the first was not texted again');
+	log(`4. SMS execution ${failed.id} failed on worker ${ranOn + 1}; its retry ${retried.id} on worker ${2 - ranOn} texted only the number not yet texted`);
+}
+
 async function main() {
 	const started = Date.now();
 	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
@@ -150,8 +204,13 @@ async function main() {
 						sharedLimitRedisUrl: process.env.QUEUE_PER_PROCESS_LIMITS === 'true' ? undefined : redis.url,
 					}),
 				],
-				workflows: [lookupWorkflow(LOOKUPS_A.id, LOOKUPS_A.path), lookupWorkflow(LOOKUPS_B.id, LOOKUPS_B.path), triggerWorkflow(TRIGGER_ID)],
-				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID],
+				workflows: [
+					lookupWorkflow(LOOKUPS_A.id, LOOKUPS_A.path),
+					lookupWorkflow(LOOKUPS_B.id, LOOKUPS_B.path),
+					triggerWorkflow(TRIGGER_ID),
+					smsWorkflow(SMS.id, SMS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateWithoutVariablesId)),
+				],
+				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id],
 			},
 			log,
 		);
@@ -159,6 +218,8 @@ async function main() {
 		await lookupBatchOnWorker(harness, emulator);
 		await twoWorkersShareTheRate(harness, emulator);
 		await oneCallbackOneStart(harness);
+		// Last: it stops a worker.
+		await retryOnTheOtherWorkerSendsOnce(harness, emulator);
 	} finally {
 		await harness?.stop();
 		await emulator.close();

@@ -144,3 +144,39 @@ export const triggerPath = `webhook/${TRIGGER_WEBHOOK_ID}/data-gateway-sms`;
 export function distinctPhones(prefix: string, count: number): Array<{ phone: string }> {
 	return Array.from({ length: count }, (_, index) => ({ phone: `${prefix}${String(index).padStart(8, '0')}` }));
 }
+
+/** POST {phones: [{phone}]} to `webhook/<path>`: this package's SMS node sends one text per number. */
+export function smsWorkflow(id: string, path: string, signId: number, templateId: number) {
+	return {
+		id,
+		name: `Queue: SMS send (${path})`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{ ...webhookNode(path), parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } },
+			splitNode,
+			{
+				id: 'send',
+				name: 'Send',
+				type: `${NODE_TYPE_PREFIX}dataGatewaySms`,
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'send',
+					signId,
+					templateId,
+					phone: '={{ $json.phone }}',
+					variablesInput: 'keyValue',
+					variables: {},
+					sendOptions: { repeatWindowMinutes: 10 },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			'Phones In': { main: [[{ node: 'One Item per Phone', type: 'main', index: 0 }]] },
+			'One Item per Phone': { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
+		},
+	};
+}
