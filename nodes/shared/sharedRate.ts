@@ -237,8 +237,14 @@ export class SharedRate {
 
 	/** Books this call's start across all processes and waits for it. */
 	async waitForStart(fixedPerSecond: number, signal?: AbortSignal): Promise<void> {
-		const wait = await this.run('take', fixedPerSecond, 0);
-		if (wait > 0) await abortableSleep(wait, signal);
+		for (let turn = 1; ; turn++) {
+			const wait = await this.run('take', fixedPerSecond, 0);
+			const due = Date.now() + wait;
+			if (wait > 0) await abortableSleep(wait, signal);
+			// Woken late by a busy event loop: leaving now would crowd the gateway's window with the
+			// calls booked after this one, so the call takes one new turn (a lost slot, not a 429).
+			if (turn > 1 || Date.now() - due <= ARRIVAL_MARGIN_MS) return;
+		}
 	}
 
 	/** The gateway said 429: every process pauses for Retry-After, and the shared rate drops. */
