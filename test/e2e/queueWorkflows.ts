@@ -8,6 +8,7 @@ export const MEMBER_CREDENTIAL_ID = 'dgwQueueMember';
 export const GATEWAY_CAP_PER_SECOND = 20;
 
 export interface GatewayCredentialOptions {
+	id?: string;
 	gatewayUrl: string;
 	appCode: string;
 	maxPerSecond: number;
@@ -17,8 +18,8 @@ export interface GatewayCredentialOptions {
 
 export function gatewayCredential(options: GatewayCredentialOptions) {
 	return {
-		id: MEMBER_CREDENTIAL_ID,
-		name: 'Data Gateway (member, emulator)',
+		id: options.id ?? MEMBER_CREDENTIAL_ID,
+		name: `Data Gateway (${options.id ?? MEMBER_CREDENTIAL_ID})`,
 		type: 'dataGatewayApi',
 		data: {
 			appCodeSecret: options.appCode,
@@ -30,7 +31,7 @@ export function gatewayCredential(options: GatewayCredentialOptions) {
 	};
 }
 
-const credentials = { dataGatewayApi: { id: MEMBER_CREDENTIAL_ID, name: 'Data Gateway (member, emulator)' } };
+const credentialsOf = (id = MEMBER_CREDENTIAL_ID) => ({ dataGatewayApi: { id, name: `Data Gateway (${id})` } });
 
 function webhookNode(path: string) {
 	return {
@@ -55,7 +56,7 @@ const splitNode = {
 };
 
 /** POST {phones: [{phone}]} to `webhook/<path>`: this package's Telephone node identifies each number. */
-export function lookupWorkflow(id: string, path: string) {
+export function lookupWorkflow(id: string, path: string, credentialId?: string) {
 	return {
 		id,
 		name: `Queue: telephone lookups (${path})`,
@@ -72,7 +73,7 @@ export function lookupWorkflow(id: string, path: string) {
 				position: [440, 0],
 				onError: 'continueRegularOutput',
 				parameters: { phoneNumber: '={{ $json.phone }}', simplify: true },
-				credentials,
+				credentials: credentialsOf(credentialId),
 			},
 		],
 		connections: {
@@ -171,7 +172,7 @@ export function smsWorkflow(id: string, path: string, signId: number, templateId
 					variables: {},
 					sendOptions: { repeatWindowMinutes: 10 },
 				},
-				credentials,
+				credentials: credentialsOf(),
 			},
 		],
 		connections: {
