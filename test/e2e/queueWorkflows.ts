@@ -141,8 +141,9 @@ export function triggerWorkflow(id: string) {
 
 export const triggerPath = `webhook/${TRIGGER_WEBHOOK_ID}/data-gateway-sms`;
 
-/** `count` distinct mobile numbers starting with `prefix` (3 digits). */
+/** `count` (under 404, the emulator's not-found marker) distinct mobile numbers starting with `prefix` (3 digits). */
 export function distinctPhones(prefix: string, count: number): Array<{ phone: string }> {
+	if (count >= 404) throw new Error('distinctPhones: fewer than 404 numbers, or one of them contains 404 and the emulator answers not found');
 	return Array.from({ length: count }, (_, index) => ({ phone: `${prefix}${String(index).padStart(8, '0')}` }));
 }
 
