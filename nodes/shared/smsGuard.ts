@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import type { NodeRecords } from './state';
+import { recordsClock, type NodeRecords } from './state';
 
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
 
@@ -19,27 +19,38 @@ const LIMIT_WINDOWS: Array<{ limit: keyof SmsLimits; name: string; label: string
 /** The repeat window is checked in 10 time buckets, so it is precise to a tenth of its length. */
 export const REPEAT_BUCKETS = 10;
 
-/** One send the guard decides on. */
+/** One send (or change) the guard decides on. */
 export interface GuardedSend {
 	itemIndex: number;
-	phone: string;
-	/** The message: account, number, signature, template and variables. */
+	/** The number, for the per-number limits; absent for signature and template changes. */
+	phone?: string;
+	/** The message (account, number, signature, template and variables), or the change. */
 	message: string;
 }
 
+/** A signature or template create repeated by another execution of the node within this time is skipped. */
+export const CHANGE_REPEAT_WINDOW_MINUTES = 24 * 60;
+
 export type SendDecision = { kind: 'send' } | { kind: 'repeat' } | { kind: 'limit'; problem: string };
+
+const sortedEntries = (object: Record<string, unknown> = {}) => Object.entries(object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** The same message always gives the same fingerprint; the store keeps only hashes of it anyway. */
 export function messageFingerprint(parts: { account: string; phone: string; signId: number; templateId: number; params?: Record<string, unknown> }): string {
-	const params = Object.entries(parts.params ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-	return createHash('sha256')
-		.update(JSON.stringify([parts.account, parts.phone, parts.signId, parts.templateId, params]))
-		.digest('hex')
-		.slice(0, 32);
+	return fingerprint([parts.account, parts.phone, parts.signId, parts.templateId, sortedEntries(parts.params)]);
+}
+
+/** The same change (account, operation and fields) always gives the same fingerprint. */
+export function changeFingerprint(account: string, operation: string, params: Record<string, unknown>): string {
+	return fingerprint([account, operation, sortedEntries(params)]);
+}
+
+function fingerprint(parts: unknown[]): string {
+	return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }
 
 /**
- * SMS sends recorded across executions in the node's records (n8n's processed-data store):
+ * SMS sends (and signature and template changes, with the repeat window only) recorded across executions in the node's records (n8n's processed-data store):
  * - the repeat window: `sms-repeat|<message>|<bucket length>|<bucket>` for the bucket of the send,
  *   with buckets of a tenth of the window; a send is a repeat when one of the last 10 buckets holds
  *   the message and this execution did not record it itself (`sms-execution|<execution>|<message>`),
@@ -57,7 +68,8 @@ export class SmsSendRecords {
 	constructor(
 		private readonly records: NodeRecords,
 		private readonly executionId: string,
-		private readonly limits: SmsLimits,
+		/** Undefined for changes: only the repeat window applies. */
+		private readonly limits: SmsLimits | undefined,
 		private readonly repeatWindowMinutes: number,
 	) {}
 
@@ -72,10 +84,12 @@ export class SmsSendRecords {
 		return Array.from({ length: REPEAT_BUCKETS }, (_, back) => `sms-repeat|${message}|${bucketMs}|${current - back}`);
 	}
 
-	private slotValues(phone: string, now: number): Array<{ window: (typeof LIMIT_WINDOWS)[number]; slots: string[] }> {
+	private slotValues(phone: string | undefined, now: number): Array<{ window: (typeof LIMIT_WINDOWS)[number]; slots: string[] }> {
+		const limits = this.limits;
+		if (!limits || phone === undefined) return [];
 		return LIMIT_WINDOWS.map((window) => {
 			const number = Math.floor((now + window.offsetMs) / window.sizeMs);
-			const slots = Array.from({ length: this.limits[window.limit] }, (_, k) => `sms-slot|${phone}|${window.name}|${number}|${k + 1}`);
+			const slots = Array.from({ length: limits[window.limit] }, (_, k) => `sms-slot|${phone}|${window.name}|${number}|${k + 1}`);
 			return { window, slots };
 		});
 	}
@@ -84,7 +98,7 @@ export class SmsSendRecords {
 	 * Decides every send of a run in item order with one read-and-record of the store, then gives
 	 * back what it recorded but did not need.
 	 */
-	async reserve(sends: GuardedSend[], now = Date.now()): Promise<Map<number, SendDecision>> {
+	async reserve(sends: GuardedSend[], now = recordsClock.now()): Promise<Map<number, SendDecision>> {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
 		const asked = new Set<string>();
@@ -110,7 +124,7 @@ export class SmsSendRecords {
 			for (const { window, slots } of windows) {
 				const free = slots.find((slot) => !before.has(slot) && !taken.has(slot));
 				if (!free) {
-					const allowed = this.limits[window.limit];
+					const allowed = (this.limits as SmsLimits)[window.limit];
 					problem = `would be message ${allowed + 1} to ${send.phone} in ${window.label}; this node allows ${allowed}`;
 					break;
 				}

@@ -45,18 +45,23 @@ export class SpendMeter {
 	}
 
 	/**
-	 * Before the first paid call of a node: stops the node when what this execution already spent
-	 * plus this node's estimate would pass the cap. `what` says what the estimate counts.
+	 * Before the first paid call of a node: the error that stops the node when what this execution
+	 * already spent plus this node's estimate would pass the cap. `what` says what the estimate counts.
 	 */
-	checkEstimate(estimateYuan: number, what: string): void {
-		if (this.capYuan <= 0 || estimateYuan <= 0) return;
+	overCap(estimateYuan: number, what: string): NodeOperationError | undefined {
+		if (this.capYuan <= 0 || estimateYuan <= 0) return undefined;
 		const total = roundYuan(this.spentYuan + estimateYuan);
-		if (total <= this.capYuan + 1e-9) return;
-		throw new NodeOperationError(
+		if (total <= this.capYuan + 1e-9) return undefined;
+		return new NodeOperationError(
 			this.ctx.getNode(),
 			`Spending cap: this node's paid calls are estimated at ${roundYuan(estimateYuan)} yuan (${what}); with ${this.spentYuan} yuan already spent in this execution with this credential that is ${total} yuan, above the cap of ${this.capYuan} yuan`,
 			{ description: `No paid call was made by this node. Raise ${CAP_FIELD}, or give the node fewer items.` },
 		);
+	}
+
+	checkEstimate(estimateYuan: number, what: string): void {
+		const error = this.overCap(estimateYuan, what);
+		if (error) throw error;
 	}
 
 	/** Before one more paid call of a listing that counts its pages as they come. */

@@ -14,10 +14,13 @@ import { GatewayFailure } from './errors';
  * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
  * |                       | nodes: a loop asking the same paid question does not pay    | id; idle ones are forgotten    |
  * |                       | twice), money spent per credential                          | after 30 minutes               |
- * | across executions     | SMS sent (repeat window), per-number counts                 | n8n's processed-data store     |
- * |                       |                                                             | (NodeRecords), scope node      |
+ * | across executions     | SMS sent (repeat window), per-number counts, creates of     | n8n's processed-data store     |
+ * |                       | signatures and templates (smsGuard.ts has the rules)        | (NodeRecords), scope node      |
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
  */
+
+/** The time the records across executions are written with; tests set it to a fixed instant. */
+export const recordsClock = { now: (): number => Date.now() };
 
 /** What one execution remembers. An execution runs in one process, so memory is enough. */
 export class ExecutionMemory {

@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ensureRuntime, n8nCommand, REPO_ROOT, setupOwner, startN8n, type N8nLine, type Runtime } from '../../scripts/n8n-runtime';
-import { prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
+import { CREDENTIAL_ID, CUSTOM_PREFIX, prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
+import { checkMoneySafety } from './moneySafety';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 
@@ -81,6 +82,9 @@ async function checkLine(line: N8nLine) {
 		assert.ok((emulator.ledger().byPath['/enterprise/copyright']?.calls ?? 0) >= 3, 'copyrights asked for each company');
 		assert.match(companies.text, /RegisterNo/, 'copyright records in the output');
 		log('company report ran');
+
+		// Loops, execution retries, restarts and the spending cap, judged by the ledger.
+		await checkMoneySafety({ runtime, environment, emulator, typePrefix: CUSTOM_PREFIX, credentialId: CREDENTIAL_ID, log });
 
 		// 3. Real n8n with the triggers active: every callback starts exactly one execution.
 		const n8n = await startN8n(runtime, environment);

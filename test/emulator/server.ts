@@ -27,6 +27,8 @@ export interface FaultStep {
 	retryAfterSeconds?: number;
 	/** Only requests to this path; every gateway path when absent. */
 	path?: string;
+	/** Let this many matching requests through first. */
+	skip?: number;
 }
 
 export interface Faults {
@@ -160,6 +162,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
 	function takeFault(path: string): FaultStep | undefined {
 		const step = faults.sequence?.find((candidate) => (candidate.count ?? 1) > 0 && (!candidate.path || candidate.path === path));
+		if (step && (step.skip ?? 0) > 0) {
+			step.skip = (step.skip ?? 0) - 1;
+			return undefined;
+		}
 		if (step) step.count = (step.count ?? 1) - 1;
 		return step;
 	}

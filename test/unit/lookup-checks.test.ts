@@ -217,6 +217,19 @@ describe('copyright paging', () => {
 		expect(asked).toEqual([1, 2]);
 	});
 
+	it('follows totalRecords past short pages (a gateway that caps the page size silently)', async () => {
+		const gateway = pagesOf(23, 5, true);
+		expect(await readCopyrightPages(gateway.fetchPage, { limit: Infinity, pageSize: 10 })).toHaveLength(23);
+		expect(gateway.asked).toEqual([1, 2, 3, 4, 5]);
+	});
+
+	it('an empty page ends the listing even when totalRecords promises more', async () => {
+		const gateway = pagesOf(12, 10, false);
+		const claimsMore = async (pageIndex: number) => ({ ...(await gateway.fetchPage(pageIndex)), totalRecords: 100 });
+		expect(await readCopyrightPages(claimsMore, { limit: Infinity, pageSize: 10 })).toHaveLength(12);
+		expect(gateway.asked).toEqual([1, 2, 3]);
+	});
+
 	it('a limit stops paying once it has enough', async () => {
 		const gateway = pagesOf(100, 10, true);
 		expect(await readCopyrightPages(gateway.fetchPage, { limit: 15, pageSize: 10 })).toHaveLength(15);

@@ -9,7 +9,8 @@ import { asNodeError, GatewayFailure, inputError } from '../../shared/errors';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
 import { withIsoTimes } from '../../shared/simplify';
 import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
-import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state';
+import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, SmsSendRecords, type SendDecision } from '../../shared/smsGuard';
+import { callCertainlyFailed, executionMemory, nodeRecords, rememberOutcome, runKey } from '../../shared/state';
 
 /**
  * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
@@ -118,6 +119,9 @@ function updateRuleHint(kind: ReviewedKind) {
 
 type Plan = { params: Record<string, string | number> };
 
+/** The answer of a change that another execution of this node already made. */
+const SKIPPED_AS_REPEAT = Symbol('skipped as repeat');
+
 export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperation) {
 	const description = fields(kind, operation);
 	async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
@@ -126,15 +130,40 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		const gatewayOperation = kind.operations[operation];
 		const schema: z.ZodType = operation === 'delete' ? noDataSchema : kind.schema;
 		// Get is free and safe to repeat; a change made twice by Retry On Fail would create a duplicate.
-		// Changes are kept per run: Retry On Fail finds them, a loop's next run makes its own.
+		// Changes are kept per run: Retry On Fail finds them, a loop's next run makes its own. Across
+		// executions (a retried one) the same create from this node is skipped for a day: a second
+		// create makes a duplicate, while a repeated update or delete gets the gateway's own answer.
 		const changes = operation === 'get' ? undefined : executionMemory(this).changes;
-		const changeOnce = (itemIndex: number, params: Plan['params']): Promise<unknown> => {
+		const records = changes && operation === 'create' ? new SmsSendRecords(nodeRecords(this), this.getExecutionId?.() ?? '', undefined, CHANGE_REPEAT_WINDOW_MINUTES) : undefined;
+		const decisions = new Map<number, SendDecision>();
+		const attempted = new Set<number>();
+		const keyOf = (itemIndex: number, params: Plan['params']) => runKey(this, itemIndex, client.questionKey(gatewayOperation, params));
+		const changeOnce = async (itemIndex: number, params: Plan['params']): Promise<unknown> => {
 			const ask = async () => (await client.call(gatewayOperation, params, schema, options)).data;
-			if (!changes) return ask();
-			const key = runKey(this, itemIndex, client.questionKey(gatewayOperation, params));
-			return changes.get(key)?.outcome ?? rememberOutcome(changes, key, { outcome: ask() });
+			if (!changes) return await ask();
+			const key = keyOf(itemIndex, params);
+			const earlier = changes.get(key);
+			if (earlier) return await earlier.outcome;
+			if (!records) return await rememberOutcome(changes, key, { outcome: ask() });
+			if (decisions.get(itemIndex)?.kind === 'repeat') return SKIPPED_AS_REPEAT;
+			attempted.add(itemIndex);
+			const settled = await rememberOutcome(changes, key, { outcome: ask() }).then(
+				(answer) => ({ answer }),
+				(error: unknown) => ({ error }),
+			);
+			if (!('error' in settled)) return settled.answer;
+			if (callCertainlyFailed(settled.error)) await records.release([itemIndex]);
+			throw settled.error;
 		};
-		return await runForEachItem<Plan, unknown>(this, {
+		const batch = runForEachItem<Plan, unknown>(this, {
+			beforeCalls: records
+				? async (plans) => {
+						const account = client.questionKey(gatewayOperation, {}).split('|')[0];
+						const fresh = [...plans].filter(([itemIndex, plan]) => !changes?.has(keyOf(itemIndex, plan.params)));
+						const decided = await records.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(account, gatewayOperation, plan.params) })));
+						for (const [itemIndex, decision] of decided) decisions.set(itemIndex, decision);
+					}
+				: undefined,
 			concurrency: client.settings.limiter.maxConcurrent,
 			plan: (itemIndex) => {
 				const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
@@ -187,8 +216,20 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				}
 			},
 			output: (data, plan) =>
-				operation === 'delete' ? { deleted: true, id: plan.params.id } : presentReviewed(data as IDataObject),
+				data === SKIPPED_AS_REPEAT
+					? { skippedAsRepeat: true, ...plan.params }
+					: operation === 'delete'
+						? { deleted: true, id: plan.params.id }
+						: presentReviewed(data as IDataObject),
 		});
+		// Changes that never started (a failure stopped the batch first) are not kept as made.
+		const outcome = await batch.then(
+			(items) => ({ items }),
+			(error: unknown) => ({ error }),
+		);
+		await records?.release(records.holding().filter((itemIndex) => !attempted.has(itemIndex)));
+		if ('error' in outcome) throw outcome.error;
+		return outcome.items;
 	}
 	return { description, execute };
 }

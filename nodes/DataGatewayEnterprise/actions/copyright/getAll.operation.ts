@@ -122,12 +122,9 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async () => {
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
 					meter.add(price);
-					try {
-						return (await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options)).data;
-					} catch (error) {
-						meter.add(-price); // billed only on success
-						throw error;
-					}
+					const page = client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options);
+					page.catch(() => meter.add(-price)); // billed only on success
+					return (await page).data;
 				});
 				const page = await answer;
 				if (entry.paidByRun === payer) paidPages++;

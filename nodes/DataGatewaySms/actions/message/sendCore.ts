@@ -435,12 +435,14 @@ export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map
 		}
 	}
 	const toSend = fresh.filter((plan) => decisions.get(plan.itemIndex)?.kind === 'send');
-	try {
-		const segments = toSend.reduce((sum, plan) => sum + (plan.size?.segments ?? 1), 0);
-		meter.checkEstimate(roundYuan(toSend.reduce((sum, plan) => sum + costOf(plan), 0)), `${toSend.length} SMS, ${segments} message segment${segments === 1 ? '' : 's'} at ${priceOf('smsSend')} yuan`);
-	} catch (error) {
+	const segments = toSend.reduce((sum, plan) => sum + (plan.size?.segments ?? 1), 0);
+	const overCap = meter.overCap(
+		roundYuan(toSend.reduce((sum, plan) => sum + costOf(plan), 0)),
+		`${toSend.length} SMS, ${segments} message segment${segments === 1 ? '' : 's'} at ${priceOf('smsSend')} yuan`,
+	);
+	if (overCap) {
 		await records.release(records.holding());
-		throw error;
+		throw overCap;
 	}
 	return refused;
 }
@@ -463,13 +465,13 @@ export function withSentItems(run: SendRun, error: unknown): unknown {
 
 /** Runs the sends of one node run, then lets go of what was never sent and names what was. */
 export async function runSends(run: SendRun, batch: () => Promise<INodeExecutionData[]>): Promise<INodeExecutionData[]> {
-	try {
-		return await batch();
-	} catch (error) {
-		throw withSentItems(run, error);
-	} finally {
-		await releaseUnsent(run);
-	}
+	const outcome = await batch().then(
+		(items) => ({ items }),
+		(error: unknown) => ({ error }),
+	);
+	await releaseUnsent(run);
+	if ('error' in outcome) throw withSentItems(run, outcome.error);
+	return outcome.items;
 }
 
 /** Sends once per item and run; a re-run of the node (Retry On Fail) hands back the earlier task ID. */

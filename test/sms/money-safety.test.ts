@@ -1,0 +1,320 @@
+import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+
+import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
+import { forgetAllExecutionMemory, recordsClock } from '../../nodes/shared/state';
+import { startEmulator, type Emulator } from '../emulator/server';
+import { processedData, runWorkflow, type WorkflowRunOptions, type WorkflowStep } from '../harness/workflow';
+
+let emulator: Emulator;
+beforeAll(async () => {
+	emulator = await startEmulator({ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 });
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => {
+	emulator.reset();
+	// The gateway's own per-number limits are not under test here; the node's are.
+	emulator.configure({ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } });
+});
+const realClock = recordsClock.now;
+afterEach(() => {
+	recordsClock.now = realClock;
+});
+
+const sms = new DataGatewaySms();
+const vehicle = new DataGatewayVehicle();
+const enterprise = new DataGatewayEnterprise();
+
+/** Sets the time the nodes write their records with, so that windows are deterministic. */
+function setClock(iso: string) {
+	const at = Date.parse(iso);
+	recordsClock.now = () => at;
+}
+const freezeClock = (iso = '2026-11-22T02:30:30.000Z') => setClock(iso);
+
+const credential = (extra: IDataObject = {}) => ({ dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, ...extra } });
+
+function runSms(parameters: INodeParameters, items: IDataObject[], options: Partial<WorkflowRunOptions> & { settings?: WorkflowStep['settings']; credential?: IDataObject } = {}) {
+	return runWorkflow({
+		steps: [{ name: 'SMS', type: sms, parameters, settings: options.settings }],
+		items,
+		credentials: credential(options.credential),
+		loopBatchSize: options.loopBatchSize,
+		executionId: options.executionId,
+	});
+}
+
+function sendParameters(extra: INodeParameters = {}, sendOptions: IDataObject = {}): INodeParameters {
+	return {
+		resource: 'message',
+		operation: 'send',
+		signId: Number(emulator.demo.signatureId),
+		templateId: Number(emulator.demo.templateId),
+		phone: '={{ $json.phone }}',
+		variablesInput: 'keyValue',
+		variables: { variable: [{ name: 'code', value: '={{ $json.code ?? "1234" }}' }] },
+		sendOptions: { perMinute: 10, perHour: 10, ...sendOptions },
+		...extra,
+	};
+}
+
+/** Messages the gateway accepted: the ledger is the judge. */
+const acceptedSends = () => emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0).length;
+const sendRequests = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
+
+describe('runs: each run of a node is its own work', () => {
+	it('a loop of 2 runs sends 2 messages, also when both runs carry the identical item', async () => {
+		const result = await runSms(sendParameters(), [{ phone: '13900006001' }, { phone: '13900006001' }], { loopBatchSize: 1 });
+		expect(result.error).toBeUndefined();
+		const runs = result.runs('SMS');
+		expect(runs).toHaveLength(2);
+		const [first, second] = runs.map((items) => items[0]);
+		expect(first).toMatchObject({ taskId: expect.any(String), deduplicated: false, skippedAsRepeat: false });
+		expect(second).toMatchObject({ taskId: expect.any(String), deduplicated: false, skippedAsRepeat: false });
+		expect(second.taskId).not.toBe(first.taskId);
+		expect(acceptedSends()).toBe(2);
+	});
+
+	it('Retry On Fail within a run does not send an already sent item again', async () => {
+		// One call at a time: item 1 is accepted, item 2 meets a 429 (certainly not sent), n8n re-runs the node.
+		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/send', skip: 1, retryAfterSeconds: 0 }] });
+		const result = await runSms(sendParameters(), [{ phone: '13900006002' }, { phone: '13900006003' }], {
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+			credential: { maxConcurrent: 1, maxRetries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		const [first, second] = result.json();
+		expect(first).toMatchObject({ deduplicated: true, taskId: expect.any(String) });
+		expect(second).toMatchObject({ deduplicated: false, taskId: expect.any(String) });
+		expect(sendRequests()).toBe(3); // item 1 once, item 2 refused once and then sent
+		expect(acceptedSends()).toBe(2);
+	});
+});
+
+describe('a failure mid-batch', () => {
+	it('names the items already sent with their task IDs, and a retried execution sends only the rest', async () => {
+		freezeClock();
+		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/send', skip: 2, retryAfterSeconds: 0 }] });
+		const items = [{ phone: '13900007001' }, { phone: '13900007002' }, { phone: '13900007003' }];
+		const failed = await runSms(sendParameters(), items, { credential: { maxConcurrent: 1, maxRetries: 0 } });
+		expect(acceptedSends()).toBe(2);
+		expect(failed.error?.itemIndex).toBe(2);
+		expect(failed.error?.message).toMatch(/already sent, and not sent again when the execution is retried: item 1 \(task [\w-]+\), item 2 \(task [\w-]+\)/);
+
+		// n8n's retry of a failed execution: a new execution ID, the same input.
+		const retried = await runSms(sendParameters(), items, { credential: { maxConcurrent: 1, maxRetries: 0 } });
+		expect(retried.error).toBeUndefined();
+		expect(retried.json().map((item) => item.skippedAsRepeat)).toEqual([true, true, false]);
+		expect(retried.json()[2].taskId).toEqual(expect.any(String));
+		expect(acceptedSends()).toBe(3);
+	});
+});
+
+describe('across executions (n8n\'s processed-data store)', () => {
+	it('per-number limits count this node\'s sends across executions: a clear local refusal and no call', async () => {
+		freezeClock();
+		const parameters = sendParameters({}, { perMinute: 1 });
+		expect((await runSms(parameters, [{ phone: '13900008001', code: '1111' }])).error).toBeUndefined();
+		const before = sendRequests();
+		// Another execution, another code: not a repeat, but a second message in the same minute.
+		const second = await runSms(parameters, [{ phone: '13900008001', code: '2222' }]);
+		expect(second.error?.message).toBe('Item 1: Phone Number not sent: this would be message 2 to 13900008001 in this calendar minute; this node allows 1');
+		expect(sendRequests()).toBe(before);
+		// The next calendar minute allows one again.
+		setClock('2026-11-22T02:31:00.000Z');
+		expect((await runSms(parameters, [{ phone: '13900008001', code: '3333' }])).error).toBeUndefined();
+		expect(acceptedSends()).toBe(2);
+	});
+
+	it('the day limit counts a China-time calendar day across executions', async () => {
+		freezeClock('2026-11-22T15:59:00.000Z'); // 23:59 in China
+		const parameters = sendParameters({}, { perMinute: 5, perHour: 5, perDay: 1 });
+		expect((await runSms(parameters, [{ phone: '13900008002', code: '1' }])).error).toBeUndefined();
+		expect((await runSms(parameters, [{ phone: '13900008002', code: '2' }])).error?.message).toMatch(/in this calendar day \(China time\); this node allows 1/);
+		setClock('2026-11-22T16:00:00.000Z'); // midnight in China
+		expect((await runSms(parameters, [{ phone: '13900008002', code: '3' }])).error).toBeUndefined();
+		expect(acceptedSends()).toBe(2);
+	});
+
+	it('the repeat window skips the same message from another execution, also after a restart; 0 turns it off', async () => {
+		freezeClock();
+		const items = [{ phone: '13900009001' }];
+		const first = await runSms(sendParameters(), items);
+		expect(first.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+
+		const repeated = await runSms(sendParameters(), items);
+		expect(repeated.error).toBeUndefined();
+		expect(repeated.json()[0]).toMatchObject({ skippedAsRepeat: true, taskId: null, costYuan: 0 });
+
+		// A restart: the process forgets everything, n8n's database keeps the records.
+		forgetAllExecutionMemory();
+		expect((await runSms(sendParameters(), items)).json()[0].skippedAsRepeat).toBe(true);
+		expect(acceptedSends()).toBe(1);
+
+		expect((await runSms(sendParameters({}, { repeatWindowMinutes: 0 }), items)).json()[0].skippedAsRepeat).toBe(false);
+		expect(acceptedSends()).toBe(2);
+
+		// After the window (10 minutes) the same message is sent again.
+		setClock('2026-11-22T02:41:00.000Z');
+		expect((await runSms(sendParameters(), items)).json()[0].skippedAsRepeat).toBe(false);
+		expect(acceptedSends()).toBe(3);
+	});
+
+	it('a send the gateway refused is not recorded: another execution may send it', async () => {
+		freezeClock();
+		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/send', retryAfterSeconds: 0 }] });
+		const parameters = sendParameters({}, { perMinute: 1 });
+		expect((await runSms(parameters, [{ phone: '13900009002' }], { credential: { maxRetries: 0 } })).error?.message).toMatch(/429/);
+		const retried = await runSms(parameters, [{ phone: '13900009002' }]);
+		expect(retried.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(acceptedSends()).toBe(1);
+	});
+
+	it('a send whose outcome is unknown stays recorded: a retried execution does not send it again', async () => {
+		freezeClock();
+		emulator.setFaults({ sequence: [{ kind: 'reset', path: '/sms/send' }] });
+		expect((await runSms(sendParameters(), [{ phone: '13900009003' }])).error?.message).toMatch(/may have/);
+		const retried = await runSms(sendParameters(), [{ phone: '13900009003' }]);
+		expect(retried.json()[0].skippedAsRepeat).toBe(true);
+		expect(sendRequests()).toBe(1);
+	});
+
+	it('when n8n\'s store cannot be read or written, nothing is sent', async () => {
+		const working = processedData.checkProcessedAndRecord;
+		processedData.checkProcessedAndRecord = async () => {
+			throw new Error('SQLITE_BUSY: database is locked');
+		};
+		try {
+			const result = await runSms(sendParameters(), [{ phone: '13900009006' }]);
+			expect(result.error?.message).toBe("Could not read or write this node's send records in n8n's database: SQLITE_BUSY: database is locked");
+			expect(sendRequests()).toBe(0);
+		} finally {
+			processedData.checkProcessedAndRecord = working;
+		}
+	});
+
+	it('keeps its records in n8n\'s store, a few values per send', async () => {
+		freezeClock();
+		await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }]);
+		const stored = [...processedData.records.values()].flat();
+		// Per send: the message, the execution marker, and one minute, hour and day slot.
+		expect(stored).toHaveLength(2 * 5);
+	});
+});
+
+describe('signature and template changes across executions', () => {
+	it('a retried execution does not create the same signature again; a refused create is not recorded', async () => {
+		const create = { resource: 'signature', operation: 'create', name: '={{ $json.name }}', remark: '验证码' };
+		const first = await runSms(create, [{ name: '数据网关' }]);
+		expect(first.error).toBeUndefined();
+		const retried = await runSms(create, [{ name: '数据网关' }]);
+		expect(retried.json()[0]).toMatchObject({ skippedAsRepeat: true, name: '数据网关' });
+		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(1);
+
+		// Refused by the gateway (a 429: certainly not made): not recorded.
+		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/add_sign', retryAfterSeconds: 0 }] });
+		expect((await runSms(create, [{ name: '网关数据' }], { credential: { maxRetries: 0 } })).error?.message).toMatch(/429/);
+		expect((await runSms(create, [{ name: '网关数据' }])).json()[0].skippedAsRepeat).toBeUndefined();
+		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(3);
+	});
+});
+
+describe('spending cap (credential: Max Spend per Execution)', () => {
+	it('an over-cap SMS batch makes no paid call, and the error names the estimate and the cap', async () => {
+		const result = await runSms(sendParameters(), [{ phone: '13900010001' }, { phone: '13900010002' }, { phone: '13900010003' }], {
+			credential: { maxSpendPerExecution: 0.1 },
+		});
+		expect(result.error?.message).toMatch(/estimated at 0\.105 yuan .*above the cap of 0\.1 yuan/);
+		expect(result.error?.description).toMatch(/No paid call was made/);
+		expect(sendRequests()).toBe(0);
+		// Nothing was recorded either: the same batch under a higher cap sends all three.
+		const allowed = await runSms(sendParameters(), [{ phone: '13900010001' }, { phone: '13900010002' }, { phone: '13900010003' }], {
+			credential: { maxSpendPerExecution: 0.2 },
+		});
+		expect(allowed.json().map((item) => item.costYuan)).toEqual([0.035, 0.035, 0.035]);
+		expect(acceptedSends()).toBe(3);
+	});
+
+	function runLookups(steps: WorkflowStep[], items: IDataObject[], extra: IDataObject) {
+		return runWorkflow({ steps, items, credentials: credential({ appCodeSecret: emulator.demo.memberAppCode, ...extra }) });
+	}
+	const detail = (name: string, plate: string): WorkflowStep => ({
+		name,
+		type: vehicle as INodeType,
+		parameters: { resource: 'vehicle', operation: 'getDetail', carNumber: plate, carType: '02' },
+	});
+
+	it('counts distinct paid questions only, and what earlier nodes of the execution spent', async () => {
+		const plates = [{ plate: '京A12345' }, { plate: '京A12345' }, { plate: '沪B54321' }];
+		const lookups = { ...detail('Detail', '={{ $json.plate }}') };
+		const within = await runLookups([lookups], plates, { maxSpendPerExecution: 2.4 });
+		expect(within.error).toBeUndefined();
+		// Two billed questions for three items; the item that reused an answer costs nothing.
+		expect(within.json().map((item) => item.costYuan)).toEqual([1.2, 0, 1.2]);
+		expect(emulator.ledger().byPath['/car/query'].billedCalls).toBe(2);
+
+		emulator.resetLedger();
+		const twoNodes = await runLookups([detail('First', '京A12345'), detail('Second', '粤B12345')], [{}], { maxSpendPerExecution: 2 });
+		expect(twoNodes.error?.node).toBe('Second');
+		expect(twoNodes.error?.message).toBe(
+			"Spending cap: this node's paid calls are estimated at 1.2 yuan (1 × Get Vehicle Detail at 1.2 yuan); with 1.2 yuan already spent in this execution with this credential that is 2.4 yuan, above the cap of 2 yuan",
+		);
+		expect(emulator.ledger().byPath['/car/query'].calls).toBe(1);
+	});
+
+	it('Copyright Return All counts pages as they come and stops at the cap', async () => {
+		const result = await runLookups(
+			[{ name: 'Copyrights', type: enterprise as INodeType, parameters: { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: true } }],
+			[{}],
+			{ maxSpendPerExecution: 0.5 },
+		);
+		expect(result.error?.message).toMatch(/^Spending cap: the next paid call \(0\.2 yuan\) would bring this execution's spend with this credential to 0\.6 yuan, above the cap of 0\.5 yuan/);
+		expect(emulator.ledger().byPath['/enterprise/copyright'].calls).toBe(2);
+	});
+});
+
+describe('copyright pages are paid once per execution', () => {
+	const listing = (extra: IDataObject): WorkflowStep => ({
+		name: 'Copyrights',
+		type: enterprise as INodeType,
+		parameters: { resource: 'copyright', operation: 'getAll', keyword: 'many works', ...extra },
+	});
+	const runListing = (step: WorkflowStep, items: IDataObject[], extra: IDataObject = {}) =>
+		runWorkflow({ steps: [step], items, credentials: credential({ appCodeSecret: emulator.demo.memberAppCode, ...extra }) });
+
+	it('two items with the same keyword and different limits share pages', async () => {
+		const result = await runListing(listing({ returnAll: false, limit: '={{ $json.limit }}' }), [{ limit: 15 }, { limit: 35 }]);
+		expect(result.error).toBeUndefined();
+		expect(result.json()).toHaveLength(50);
+		expect(emulator.ledger().byPath['/enterprise/copyright']).toMatchObject({ calls: 4, billedCalls: 4 });
+		// The costs add up to the bill.
+		const total = result.json().reduce((sum, item) => sum + (item.costYuan as number), 0);
+		expect(Math.round(total * 100) / 100).toBe(0.8);
+	});
+
+	it('Retry On Fail after a failure on page 3 does not pay pages 1 and 2 again', async () => {
+		emulator.setFaults({ sequence: [{ kind: '500', path: '/enterprise/copyright', skip: 2 }] });
+		const retried = await runWorkflow({
+			steps: [{ ...listing({ returnAll: true }), settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } }],
+			items: [{}],
+			credentials: credential({ appCodeSecret: emulator.demo.memberAppCode, maxRetries: 0 }),
+		});
+		expect(retried.error).toBeUndefined();
+		expect(retried.json()).toHaveLength(47);
+		// Pages 1 and 2, the failed page 3, then pages 3, 4 and 5: 5 billed pages.
+		expect(emulator.ledger().byPath['/enterprise/copyright']).toMatchObject({ calls: 6, billedCalls: 5, faulted: 1 });
+	});
+
+	it('Return All follows totalRecords when the gateway silently serves smaller pages', async () => {
+		emulator.configure({ copyrightMaxPageSize: 5 });
+		try {
+			const result = await runListing(listing({ returnAll: true }), [{}]);
+			expect(result.json()).toHaveLength(47);
+			expect(new Set(result.json().map((record) => record.RegisterNo)).size).toBe(47);
+			expect(emulator.ledger().byPath['/enterprise/copyright'].calls).toBe(10);
+		} finally {
+			emulator.configure({ copyrightMaxPageSize: undefined });
+		}
+	});
+});
