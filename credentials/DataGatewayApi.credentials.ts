@@ -97,6 +97,7 @@ export class DataGatewayApi implements ICredentialType {
 			description:
 				"0 means no cap. Before its first paid call, a node adds the spec's prices of the distinct paid calls its items will make to what earlier nodes of the same execution spent with this credential; above the cap it stops with an error and makes no paid call.",
 		},
+		// eslint-disable-next-line @n8n/community-nodes/credential-unnecessary-password -- the URL may carry the Redis password
 		{
 			displayName: 'Shared Limit Redis URL',
 			name: 'sharedLimitRedisUrl',
