@@ -6,9 +6,15 @@
  * 2. two 200-number batches at once, one per worker, share the gateway's 20 requests per second;
  * 3. one callback posted to the webhook process and then to main starts one workflow;
  * 4. an execution that sent one SMS and failed on another, retried on the other worker, does
- *    not text the first number again (the SMS node's Repeat Window, in n8n's database).
+ *    not text the first number again (the SMS node's Repeat Window, in n8n's database);
+ * 5. in regular mode (one process, SQLite) the same callback after a restart starts nothing.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage, runN8nCommand, startN8n } from '../../scripts/n8n-runtime';
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { startedOn, startQueueHarness, until, type QueueHarness } from './queueCluster';
@@ -188,6 +194,38 @@ async function retryOnTheOtherWorkerSendsOnce(harness: QueueHarness, emulator: E
 	log(`4. SMS execution ${failed.id} failed on worker ${ranOn + 1}; its retry ${retried.id} on worker ${2 - ranOn} texted only the number not yet texted`);
 }
 
+async function regularModeRestart() {
+	const runtime = await ensureRuntime('2', log);
+	const userFolder = mkdtempSync(join(tmpdir(), 'dgw-regular-'));
+	try {
+		installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
+		const file = join(userFolder, 'import', 'trigger.json');
+		mkdirSync(join(userFolder, 'import'), { recursive: true });
+		writeFileSync(file, JSON.stringify(triggerWorkflow(TRIGGER_ID)));
+		const imported = await runN8nCommand(runtime, ['import:workflow', `--input=${file}`], { userFolder });
+		assert.equal(imported.code, 0, `import failed:\n${imported.stdout}\n${imported.stderr}`);
+		await activateWorkflow(runtime, TRIGGER_ID, { userFolder });
+		const postTo = async (url: string, id: string) => (await postJson(`${url}/${triggerPath}`, report(id))).body;
+
+		let n8n = await startN8n(runtime, { userFolder, webhookPaths: [triggerPath] });
+		try {
+			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: true }, 'the first callback starts the workflow');
+		} finally {
+			await n8n.stop();
+		}
+		n8n = await startN8n(runtime, { userFolder, webhookPaths: [triggerPath] });
+		try {
+			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: false, reason: 'duplicate' }, 'after a restart the same callback starts nothing');
+			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T2'), { received: true, started: true }, 'another event still starts it');
+		} finally {
+			await n8n.stop();
+		}
+		log('5. regular mode: the same callback after a restart of n8n started nothing');
+	} finally {
+		rmSync(userFolder, { recursive: true, force: true });
+	}
+}
+
 async function main() {
 	const started = Date.now();
 	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
@@ -224,6 +262,7 @@ async function main() {
 		await harness?.stop();
 		await emulator.close();
 	}
+	await regularModeRestart();
 	log(`queue mode: passed in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
