@@ -123,7 +123,11 @@ class RedisConnection {
 			socket.setNoDelay(true);
 			// Never the reason a process stays alive.
 			socket.unref();
-			socket.setTimeout(10_000, () => socket.destroy(new SharedLimitUnavailable(`no answer from Redis at ${where} in 10 s`)));
+			// Idle is fine; a command or a connection without an answer for 10 s fails instead of hanging the run.
+			let connected = false;
+			socket.setTimeout(10_000, () => {
+				if (!connected || this.pending.length > 0) socket.destroy(new SharedLimitUnavailable(`no answer from Redis at ${where} in 10 s`));
+			});
 			socket.on('data', (chunk) => this.onData(chunk));
 			socket.on('error', (error) => {
 				const failure = new SharedLimitUnavailable(`Shared Limit Redis URL: cannot use Redis at ${where} (${error.message}); fix the URL or clear the field`);
@@ -132,7 +136,7 @@ class RedisConnection {
 			});
 			socket.once('close', () => this.failAll(new SharedLimitUnavailable(`Shared Limit Redis URL: the connection to ${where} closed`)));
 			socket.once('connect', () => {
-				socket.setTimeout(0);
+				connected = true;
 				const setup: Array<Promise<Reply>> = [];
 				if (password) setup.push(this.send(username ? ['AUTH', username, password] : ['AUTH', password]));
 				if (database) setup.push(this.send(['SELECT', database]));
@@ -193,17 +197,20 @@ local throttled = tonumber(state[4]) or 0
 local probed = tonumber(state[5]) or 0
 local rate = learned
 if fixed > 0 and (rate == nil or rate > fixed) then rate = fixed end
-redis.call('PEXPIRE', KEYS[1], 3600000)
-redis.call('PEXPIRE', KEYS[2], 3600000)
+local function done(result)
+  redis.call('PEXPIRE', KEYS[1], 3600000)
+  redis.call('PEXPIRE', KEYS[2], 3600000)
+  return result
+end
 if ARGV[1] == 'throttled' then
   paused = math.max(paused, now + tonumber(ARGV[3]))
   redis.call('HSET', KEYS[1], 'paused', paused)
-  if now - throttled < 1000 then return 0 end
+  if now - throttled < 1000 then return done(0) end
   local achieved = redis.call('ZCOUNT', KEYS[2], now - 1000, now)
   local base = math.max(achieved, 1)
   if rate ~= nil and rate < base then base = rate end
   redis.call('HSET', KEYS[1], 'rate', math.max(1, base * 0.95), 'throttled', now, 'probed', now)
-  return 0
+  return done(0)
 end
 if learned ~= nil and now - probed >= 5000 then
   learned = learned * 1.05
@@ -219,7 +226,7 @@ if rate ~= nil then
   redis.call('HSET', KEYS[1], 'next', start + (1000 + ${ARRIVAL_MARGIN_MS}) / rate)
 end
 redis.call('ZADD', KEYS[2], start, start .. ':' .. redis.call('HINCRBY', KEYS[1], 'seq', 1))
-return start - now
+return done(start - now)
 `;
 
 const connections = new Map<string, RedisConnection>();
