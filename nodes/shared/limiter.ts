@@ -10,6 +10,7 @@ export interface LimiterSettings {
 	maxPerSecond: number;
 	/** Redis that holds the rate for every n8n process using the credential (queue mode); empty keeps it per process. */
 	sharedRedisUrl?: string;
+	sharedRedisPassword?: string;
 }
 
 export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
@@ -198,6 +199,6 @@ export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSe
 	} else {
 		limiter.update(settings);
 	}
-	limiter.shared = settings.sharedRedisUrl ? sharedRateFor(settings.sharedRedisUrl, baseUrl, appCode) : undefined;
+	limiter.shared = settings.sharedRedisUrl ? sharedRateFor({ url: settings.sharedRedisUrl, password: settings.sharedRedisPassword }, baseUrl, appCode) : undefined;
 	return limiter;
 }

@@ -144,7 +144,7 @@ class RedisConnection {
 					const refused = replies.find((reply) => reply instanceof Error);
 					if (refused) {
 						socket.destroy();
-						reject(new SharedLimitUnavailable(`Shared Limit Redis URL: Redis at ${where} refused the login or database (${(refused as Error).message})`));
+						reject(new SharedLimitUnavailable(`Shared Limit Redis Password or URL: Redis at ${where} refused the login or database (${(refused as Error).message})`));
 					} else resolve();
 				}, reject);
 			});
@@ -266,12 +266,14 @@ export class SharedRate {
 	}
 }
 
-/** One connection per Redis URL in this process; the URL may carry a password, so it is only a map key. */
-export function sharedRateFor(redisUrl: string, baseUrl: string, appCode: string): SharedRate {
-	let connection = connections.get(redisUrl);
+/** One connection per Redis (URL and password) in this process; the key is a hash, as it holds the password. */
+export function sharedRateFor(redis: { url: string; password?: string }, baseUrl: string, appCode: string): SharedRate {
+	const connectionKey = createHash('sha256').update(`${redis.url}\n${redis.password ?? ''}`).digest('hex');
+	let connection = connections.get(connectionKey);
 	if (!connection) {
-		connection = new RedisConnection(parseRedisUrl(redisUrl));
-		connections.set(redisUrl, connection);
+		const target = parseRedisUrl(redis.url);
+		connection = new RedisConnection(redis.password ? { ...target, password: redis.password } : target);
+		connections.set(connectionKey, connection);
 	}
 	const accountKey = createHash('sha256').update(`${baseUrl}\n${appCode}`).digest('hex').slice(0, 32);
 	return new SharedRate(connection, accountKey);

@@ -94,11 +94,12 @@ export interface RunningRedis extends Service {
 }
 
 /** A throwaway Redis on a free loopback port: no persistence, its folder removed on stop. */
-export async function startRedis(log: Log): Promise<RunningRedis> {
+export async function startRedis(log: Log, options: { password?: string } = {}): Promise<RunningRedis> {
 	const binary = ensureRedisServer(log);
 	const port = await freePort();
 	const dir = mkdtempSync(join(tmpdir(), 'dgw-redis-'));
 	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+	if (options.password) args.push('--requirepass', options.password);
 	const service = await startService(binary, args, 'Ready to accept connections', { cwd: dir });
 	return {
 		...service,

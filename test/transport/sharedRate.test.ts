@@ -18,7 +18,7 @@ afterAll(async () => {
 
 function limiterSharing(url: string, appCode: string, maxPerSecond: number) {
 	const limiter = new GatewayLimiter({ maxConcurrent: 50, maxPerSecond });
-	limiter.shared = sharedRateFor(url, 'http://gateway.test', appCode);
+	limiter.shared = sharedRateFor({ url }, 'http://gateway.test', appCode);
 	return limiter;
 }
 
@@ -64,9 +64,28 @@ describe('shared limit through Redis', () => {
 
 	it('an unreachable Redis fails the call with the field to fix, and frees the slot', async () => {
 		const limiter = new GatewayLimiter({ maxConcurrent: 1, maxPerSecond: 5 });
-		limiter.shared = sharedRateFor('redis://127.0.0.1:1', 'http://gateway.test', 'code-e');
+		limiter.shared = sharedRateFor({ url: 'redis://127.0.0.1:1' }, 'http://gateway.test', 'code-e');
 		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL: cannot use Redis at 127\.0\.0\.1:1/);
 		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL/);
+	});
+
+	it('logs in with the credential password, and names the field when Redis refuses it', async () => {
+		const guarded = await startRedis(() => undefined, { password: 'redis-secret-1' });
+		try {
+			const right = new GatewayLimiter({ maxConcurrent: 5, maxPerSecond: 5 });
+			right.shared = sharedRateFor({ url: guarded.url, password: 'redis-secret-1' }, 'http://gateway.test', 'code-f');
+			(await right.acquire())();
+			const wrong = new GatewayLimiter({ maxConcurrent: 5, maxPerSecond: 5 });
+			wrong.shared = sharedRateFor({ url: guarded.url, password: 'not-it' }, 'http://gateway.test', 'code-f');
+			const refusal = await wrong.acquire().then(
+				() => undefined,
+				(error: Error) => error.message,
+			);
+			expect(refusal).toMatch(/Shared Limit Redis Password or URL: Redis at 127\.0\.0\.1:\d+ refused the login/);
+			expect(refusal).not.toContain('not-it');
+		} finally {
+			await guarded.stop();
+		}
 	});
 
 	it('reads redis:// URLs with password and database, and names the field for anything else', () => {
