@@ -238,7 +238,7 @@ async function main() {
 						gatewayUrl: emulator.url,
 						appCode: emulator.demo.memberAppCode,
 						maxPerSecond: GATEWAY_CAP_PER_SECOND,
-						// Per-process limits let 2 workers send twice the cap (measured: 32 s instead of at most 23 s).
+						// Per-process limits: each worker learns the cap from its own 429s (measured 23.5 and 31.9 s; QUEUE_PER_PROCESS_LIMITS=true to see).
 						sharedLimitRedisUrl: process.env.QUEUE_PER_PROCESS_LIMITS === 'true' ? undefined : redis.url,
 					}),
 				],
