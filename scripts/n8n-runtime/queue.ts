@@ -31,7 +31,12 @@ const liveServices = new Set<ChildProcess>();
 process.on('exit', () => liveServices.forEach((child) => child.kill('SIGKILL')));
 
 /** Spawns a server and resolves when `readyText` appears in its output; fails with the output when it exits first. */
-async function startService(command: string, args: string[], readyText: string, options: { cwd: string; uid?: number; gid?: number; timeoutMs?: number }): Promise<Service> {
+async function startService(
+	command: string,
+	args: string[],
+	readyText: string,
+	options: { cwd: string; uid?: number; gid?: number; timeoutMs?: number; stopSignal?: NodeJS.Signals },
+): Promise<Service> {
 	const child = spawn(command, args, { cwd: options.cwd, uid: options.uid, gid: options.gid, stdio: ['ignore', 'pipe', 'pipe'], env: cleanEnv() });
 	liveServices.add(child);
 	let output = '';
@@ -58,7 +63,7 @@ async function startService(command: string, args: string[], readyText: string, 
 		process: child,
 		stop: async () => {
 			if (exited) return;
-			child.kill('SIGTERM');
+			child.kill(options.stopSignal ?? 'SIGTERM');
 			const hardKill = setTimeout(() => child.kill('SIGKILL'), 15_000);
 			await exit;
 			clearTimeout(hardKill);
@@ -181,7 +186,12 @@ export async function startPostgres(log: Log): Promise<RunningPostgres> {
 	});
 	if (init.status !== 0) throw new Error(`initdb failed:\n${init.stdout}\n${init.stderr}`);
 	const args = ['-D', data, '-p', String(port), '-k', data, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
-	const service = await startService(join(nativeDir, 'bin', 'postgres'), args, 'database system is ready to accept connections', { cwd: dir, ...account });
+	const service = await startService(join(nativeDir, 'bin', 'postgres'), args, 'database system is ready to accept connections', {
+		cwd: dir,
+		...account,
+		// Fast shutdown: SIGTERM would wait for every client session to end.
+		stopSignal: 'SIGINT',
+	});
 	return {
 		...service,
 		host: '127.0.0.1',

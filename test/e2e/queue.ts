@@ -197,23 +197,24 @@ async function retryOnTheOtherWorkerSendsOnce(harness: QueueHarness, emulator: E
 async function regularModeRestart() {
 	const runtime = await ensureRuntime('2', log);
 	const userFolder = mkdtempSync(join(tmpdir(), 'dgw-regular-'));
+	const env = { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' };
 	try {
 		installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
 		const file = join(userFolder, 'import', 'trigger.json');
 		mkdirSync(join(userFolder, 'import'), { recursive: true });
 		writeFileSync(file, JSON.stringify(triggerWorkflow(TRIGGER_ID)));
-		const imported = await runN8nCommand(runtime, ['import:workflow', `--input=${file}`], { userFolder });
+		const imported = await runN8nCommand(runtime, ['import:workflow', `--input=${file}`], { userFolder, env });
 		assert.equal(imported.code, 0, `import failed:\n${imported.stdout}\n${imported.stderr}`);
-		await activateWorkflow(runtime, TRIGGER_ID, { userFolder });
+		await activateWorkflow(runtime, TRIGGER_ID, { userFolder, env });
 		const postTo = async (url: string, id: string) => (await postJson(`${url}/${triggerPath}`, report(id))).body;
 
-		let n8n = await startN8n(runtime, { userFolder, webhookPaths: [triggerPath] });
+		let n8n = await startN8n(runtime, { userFolder, env, webhookPaths: [triggerPath] });
 		try {
 			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: true }, 'the first callback starts the workflow');
 		} finally {
 			await n8n.stop();
 		}
-		n8n = await startN8n(runtime, { userFolder, webhookPaths: [triggerPath] });
+		n8n = await startN8n(runtime, { userFolder, env, webhookPaths: [triggerPath] });
 		try {
 			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: false, reason: 'duplicate' }, 'after a restart the same callback starts nothing');
 			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T2'), { received: true, started: true }, 'another event still starts it');
@@ -230,6 +231,7 @@ async function main() {
 	const started = Date.now();
 	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
 	let harness: QueueHarness | undefined;
+	let passed = false;
 	try {
 		harness = await startQueueHarness(
 			{
@@ -258,8 +260,9 @@ async function main() {
 		await oneCallbackOneStart(harness);
 		// Last: it stops a worker.
 		await retryOnTheOtherWorkerSendsOnce(harness, emulator);
+		passed = true;
 	} finally {
-		await harness?.stop();
+		await harness?.stop({ keepLogs: !passed });
 		await emulator.close();
 	}
 	await regularModeRestart();

@@ -27,7 +27,9 @@ export interface QueueHarness {
 	postgres: RunningPostgres;
 	cookie: string;
 	executions(workflowId: string): Promise<Array<{ id: string; status: string; mode: string }>>;
-	stop(): Promise<void>;
+	/** Where each process's log is (`<name>.log`), kept when stopped with keepLogs. */
+	baseDir: string;
+	stop(options?: { keepLogs?: boolean }): Promise<void>;
 }
 
 async function runOrThrow(...args: Parameters<typeof runN8nCommand>) {
@@ -41,7 +43,8 @@ export async function startQueueHarness(setup: QueueSetup, log: Log): Promise<Qu
 	const baseDir = mkdtempSync(join(tmpdir(), 'dgw-queue-'));
 	const [redis, postgres] = await Promise.all([startRedis(log), startPostgres(log)]);
 	log(`redis on ${redis.port}, postgres 17 on ${postgres.port}`);
-	const env = { ...queueModeEnv(redis, postgres, randomBytes(24).toString('hex')), ...setup.env };
+	// Nothing runs when the suite stops the processes: no need for n8n's 30 s of grace.
+	const env = { ...queueModeEnv(redis, postgres, randomBytes(24).toString('hex')), N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5', ...setup.env };
 	let cluster: QueueCluster | undefined;
 	try {
 		cluster = await startQueueCluster(runtime, {
@@ -79,10 +82,12 @@ export async function startQueueHarness(setup: QueueSetup, log: Log): Promise<Qu
 			postgres,
 			cookie,
 			executions,
-			stop: async () => {
+			baseDir,
+			stop: async ({ keepLogs = false } = {}) => {
 				await running.stop();
 				await Promise.all([redis.stop(), postgres.stop()]);
-				rmSync(baseDir, { recursive: true, force: true });
+				if (keepLogs) log(`n8n logs kept in ${baseDir}`);
+				else rmSync(baseDir, { recursive: true, force: true });
 			},
 		};
 	} catch (error) {
