@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: throughput, rate-cap adaptation, a side-by-side with n8n's HTTP Request node
- * in real n8n, per-item overhead against a bare undici loop, and peak memory. Prints a table and
- * writes bench/results/REPORT.md with bench/results/chart.svg.
+ * in real n8n, per-item overhead against a bare undici loop, peak memory, and real n8n in queue
+ * mode (2 workers sharing a rate cap; CPU per item beside the HTTP Request node). Prints a table and
+ * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
+ * part alone and puts its section into the existing report.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
