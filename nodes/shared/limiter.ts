@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 
+import { sharedRateFor, type SharedRate } from './sharedRate';
 import { abortableSleep } from './sleep';
 
 export interface LimiterSettings {
@@ -7,6 +8,9 @@ export interface LimiterSettings {
 	maxConcurrent: number;
 	/** Upper bound on requests per second; 0 means no fixed bound (the limiter still adapts to 429). */
 	maxPerSecond: number;
+	/** Redis that holds the rate for every n8n process using the credential (queue mode); empty keeps it per process. */
+	sharedRedisUrl?: string;
+	sharedRedisPassword?: string;
 }
 
 export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
@@ -44,6 +48,9 @@ export class GatewayLimiter {
 	/** When answers other than 429 arrived in the last second, oldest first, from index `recentHead` on. */
 	private recentAccepted: number[] = [];
 	private recentHead = 0;
+	/** When set, start times and 429 pauses are booked there instead of here (concurrency stays local). */
+	shared?: SharedRate;
+	private sharedThrottle?: Promise<void>;
 
 	constructor(settings: LimiterSettings) {
 		this.settings = settings;
@@ -69,6 +76,7 @@ export class GatewayLimiter {
 	 * With a deadline (epoch ms), a start that would come later rejects at once with LimiterWaitTooLong.
 	 */
 	async acquire(signal?: AbortSignal, deadline?: number): Promise<() => void> {
+		if (this.shared) return await this.acquireShared(this.shared, signal, deadline);
 		// Fast path, taken by almost every call of a batch: a free slot and no wait.
 		if (this.inFlight < Math.max(1, this.settings.maxConcurrent) && this.msUntilStart() === 0) {
 			this.inFlight++;
@@ -85,6 +93,20 @@ export class GatewayLimiter {
 		return this.releaser();
 	}
 
+	private async acquireShared(shared: SharedRate, signal?: AbortSignal, deadline?: number): Promise<() => void> {
+		await this.takeConcurrencySlot(signal);
+		let started = false;
+		try {
+			await this.sharedThrottle;
+			const tooLongMs = await shared.waitForStart(this.settings.maxPerSecond, signal, deadline);
+			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs);
+			started = true;
+		} finally {
+			if (!started) this.releaseSlot(); // Redis failed or the run was cancelled: give the slot back
+		}
+		return this.releaser();
+	}
+
 	private releaser(): () => void {
 		let released = false;
 		return () => {
@@ -96,6 +118,11 @@ export class GatewayLimiter {
 
 	/** The gateway said 429: pause all requests for `pauseMs` and lower the rate once per spell. */
 	onThrottled(pauseMs: number) {
+		if (this.shared) {
+			// The next start waits for it; a Redis failure surfaces there, naming the field.
+			this.sharedThrottle = this.shared.onThrottled(this.settings.maxPerSecond, pauseMs).catch(() => undefined);
+			return;
+		}
 		const now = Date.now();
 		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
 		if (now - this.lastThrottleAt < 1000) return;
@@ -191,5 +218,6 @@ export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSe
 	} else {
 		limiter.update(settings);
 	}
+	limiter.shared = settings.sharedRedisUrl ? sharedRateFor({ url: settings.sharedRedisUrl, password: settings.sharedRedisPassword }, baseUrl, appCode) : undefined;
 	return limiter;
 }

@@ -48,6 +48,8 @@ export function settingsFromCredentials(credentials: ICredentialDataDecryptedObj
 		limiter: {
 			maxConcurrent: Math.max(1, Math.floor(positiveNumber(credentials.maxConcurrent, DEFAULT_LIMITER_SETTINGS.maxConcurrent))),
 			maxPerSecond: positiveNumber(credentials.maxPerSecond, DEFAULT_LIMITER_SETTINGS.maxPerSecond),
+			sharedRedisUrl: String(credentials.sharedLimitRedisUrl ?? '').trim() || undefined,
+			sharedRedisPassword: String(credentials.sharedLimitRedisPassword ?? '') || undefined,
 		},
 	};
 }

@@ -172,6 +172,8 @@ export interface StartOptions extends N8nEnvironment {
 	onOutput?: (text: string) => void;
 	/** Production webhook paths (e.g. `webhook/<id>/<path>`) to wait for before resolving. */
 	webhookPaths?: string[];
+	/** Another long-running command (`worker`, `webhook`) and the log line that says it is ready; `/healthz` on the port is awaited too. */
+	command?: { args: string[]; readyLine: string };
 }
 
 export interface RunningN8n {
@@ -200,9 +202,11 @@ export async function startN8n(runtime: Runtime, options: StartOptions): Promise
 	const logFile = options.logFile ?? join(options.userFolder, 'n8n-start.log');
 	mkdirSync(dirname(logFile), { recursive: true });
 	const file = createWriteStream(logFile, { flags: 'a' });
-	file.write(`\n==== n8n ${runtime.version} start on ${url} at ${new Date().toISOString()}\n`);
+	const args = options.command?.args ?? ['start'];
+	const readyLine = options.command?.readyLine ?? READY_LINE;
+	file.write(`\n==== n8n ${runtime.version} ${args.join(' ')} on ${url} at ${new Date().toISOString()}\n`);
 
-	const child = spawnN8n(runtime, ['start'], env, options.userFolder);
+	const child = spawnN8n(runtime, args, env, options.userFolder);
 	let output = '';
 	const collect = (chunk: Buffer) => {
 		const text = chunk.toString('utf8');
@@ -242,7 +246,7 @@ export async function startN8n(runtime: Runtime, options: StartOptions): Promise
 	try {
 		const deadline = Date.now() + (options.readyTimeoutMs ?? 180_000);
 		const healthy = async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true;
-		while (!output.includes(READY_LINE) || !(await healthy())) {
+		while (!output.includes(readyLine) || !(await healthy())) {
 			if (exited) throw new Error(`n8n exited (${child.exitCode ?? child.signalCode}) before it was ready; log: ${logFile}\n${output.slice(-4000)}`);
 			if (Date.now() > deadline) throw new Error(`n8n was not ready in ${Math.round((options.readyTimeoutMs ?? 180_000) / 1000)} s; log: ${logFile}\n${output.slice(-4000)}`);
 			await sleep(250);

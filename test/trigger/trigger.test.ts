@@ -269,6 +269,34 @@ describe('duplicates', () => {
 		expect(starts).toHaveLength(2);
 	});
 
+	it('another n8n process (own memory) that loads the saved static data starts nothing for the same event', async () => {
+		// A fresh copy of the node module stands for another process: its in-process memory is empty.
+		const anotherProcess = () => {
+			let type: DataGatewaySmsTrigger | undefined;
+			jest.isolateModules(() => {
+				const module = jest.requireActual('../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node') as typeof import('../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node');
+				type = new module.DataGatewaySmsTrigger();
+			});
+			return type!;
+		};
+		const database: IDataObject = {};
+		const first = await serve({}, { nodeId: 'node-in-db', staticData: database });
+		expect(await post(first.url, report('T13'))).toEqual(started);
+
+		const withoutDatabase = await serveWebhook(anotherProcess(), {}, { nodeId: 'node-in-db', staticData: {} });
+		const withDatabase = await serveWebhook(anotherProcess(), {}, { nodeId: 'node-in-db', staticData: database });
+		try {
+			// Without the saved static data another process would start it again; with it, it does not.
+			expect(await post(withoutDatabase.url, report('T13'))).toEqual(started);
+			expect(await post(withDatabase.url, report('T13'))).toEqual(notStarted('duplicate'));
+			expect(await post(withDatabase.url, report('T14'))).toEqual(started);
+			expect(withDatabase.starts).toHaveLength(1);
+		} finally {
+			await withoutDatabase.close();
+			await withDatabase.close();
+		}
+	});
+
 	it('an event caught on the Test URL does not swallow the same event on the Production URL', async () => {
 		const testUrl = await serve({}, { nodeId: 'shared-node', mode: 'manual' });
 		expect(testUrl.url).toContain('/webhook-test/');

@@ -42,6 +42,8 @@ export interface ServeOptions {
 	mode?: WorkflowExecuteMode;
 	/** The node's id in the workflow; the duplicate memory is keyed by it. A fresh one per server by default. */
 	nodeId?: string;
+	/** The workflow's static data, as n8n loads it from its database: pass one object to several servers to share it. */
+	staticData?: IDataObject;
 }
 
 const NODE_TYPE_PREFIX = 'CUSTOM.';
@@ -159,7 +161,7 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 		connections: {},
 		active: mode === 'webhook',
 		nodeTypes: nodeTypesOf(type),
-		staticData: {},
+		staticData: options.staticData ?? {},
 		settings: { executionOrder: 'v1' },
 	});
 	const path = `${node.webhookId}/${String(webhookDescription.path)}`;

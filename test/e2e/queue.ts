@@ -1,0 +1,275 @@
+/**
+ * `npm run test:e2e:queue`: the built package in n8n 2.41 queue mode. Starts Redis, PostgreSQL 17,
+ * n8n main, 2 workers and a webhook process (each with the package installed the Community Nodes
+ * way) and the gateway emulator, then checks what a queue-mode user relies on:
+ * 1. a lookup batch runs on a worker and answers correctly;
+ * 2. two 200-number batches at once, one per worker, share the gateway's 20 requests per second;
+ * 3. one callback posted to the webhook process and then to main starts one workflow;
+ * 4. an execution that sent one SMS and failed on another, retried on the other worker, does
+ *    not text the first number again (the SMS node's Repeat Window, in n8n's database);
+ * 5. in regular mode (one process, SQLite) the same callback after a restart starts nothing.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage, runN8nCommand, startN8n } from '../../scripts/n8n-runtime';
+
+import { startEmulator, type Emulator } from '../emulator/server';
+import { startedOn, startQueueHarness, until, type QueueHarness } from './queueCluster';
+import { distinctPhones, gatewayCredential, GATEWAY_CAP_PER_SECOND, lookupWorkflow, smsWorkflow, triggerPath, triggerWorkflow } from './queueWorkflows';
+
+const log = (text: string) => console.log(`[queue ${new Date().toISOString().slice(11, 19)}] ${text}`);
+
+const LOOKUPS_A = { id: 'dgwQueueLookupsA', path: 'dgw-lookups-a' };
+const LOOKUPS_B = { id: 'dgwQueueLookupsB', path: 'dgw-lookups-b' };
+const TRIGGER_ID = 'dgwQueueTrigger';
+const SMS = { id: 'dgwQueueSms', path: 'dgw-sms' };
+const ITEMS_PER_EXECUTION = 200;
+const MAX_REJECTED_SHARE = 0.1;
+const MAX_TIME_FACTOR = 1.15;
+
+type Item = { phone?: string; isFlagged?: unknown; error?: unknown; [key: string]: unknown };
+
+async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
+	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const text = await response.text();
+	let parsed: unknown = text;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		// Left as text for the assertion message.
+	}
+	return { status: response.status, body: parsed };
+}
+
+/** Which worker started each new execution since `before` (log offsets per worker). */
+function newStartsPerWorker(harness: QueueHarness, before: number[]): string[][] {
+	return harness.cluster.workers.map((worker, index) => startedOn(worker.log().slice(before[index])));
+}
+
+async function lookupBatchOnWorker(harness: QueueHarness, emulator: Emulator) {
+	const { webhook, main, workers } = harness.cluster;
+	const before = workers.map((worker) => worker.log().length);
+	emulator.resetLedger();
+	const phones = [{ phone: '13800138000' }, { phone: '13900139000' }, { phone: '13800138000' }, { phone: '13700137000' }];
+	const answer = await postJson(`${webhook.url}/webhook/${LOOKUPS_A.path}`, { phones });
+	assert.equal(answer.status, 200, `lookup batch answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+	const items = answer.body as Item[];
+	assert.equal(items.length, 4, `one output item per input item: ${JSON.stringify(items)}`);
+	assert.deepEqual(
+		items.map((item) => item.error),
+		[undefined, undefined, undefined, undefined],
+		`no failed items: ${JSON.stringify(items)}`,
+	);
+	assert.ok(items.every((item) => typeof item.isFlagged === 'boolean'), `simplified output carries isFlagged: ${JSON.stringify(items)}`);
+	assert.equal(emulator.ledger().byPath['/telecom/identify']?.calls, 3, 'three distinct numbers, three paid calls');
+
+	const [execution] = await until(async () => {
+		const list = await harness.executions(LOOKUPS_A.id);
+		return list.length === 1 && list[0].status === 'success' && list;
+	}, 'the lookup execution to be recorded as a success');
+	const starts = newStartsPerWorker(harness, before);
+	assert.deepEqual(starts.flat(), [execution.id], `execution ${execution.id} started on a worker, per worker: ${JSON.stringify(starts)}`);
+	assert.doesNotMatch(main.log(), /Worker started execution/, 'main ran no execution itself');
+	log(`1. lookup batch ran on worker ${starts.findIndex((ids) => ids.length > 0) + 1} (execution ${execution.id}): 4 items, 3 paid calls`);
+}
+
+async function twoWorkersShareTheRate(harness: QueueHarness, emulator: Emulator) {
+	const { webhook, workers } = harness.cluster;
+	const before = workers.map((worker) => worker.log().length);
+	emulator.resetLedger();
+	emulator.setFaults({ rateCapPerSecond: GATEWAY_CAP_PER_SECOND });
+	try {
+		const started = Date.now();
+		const answers = await Promise.all([
+			postJson(`${webhook.url}/webhook/${LOOKUPS_A.path}`, { phones: distinctPhones('139', ITEMS_PER_EXECUTION) }),
+			postJson(`${webhook.url}/webhook/${LOOKUPS_B.path}`, { phones: distinctPhones('138', ITEMS_PER_EXECUTION) }),
+		]);
+		const seconds = (Date.now() - started) / 1000;
+		for (const answer of answers) {
+			assert.equal(answer.status, 200, `batch answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 500)}`);
+			const items = answer.body as Item[];
+			assert.equal(items.length, ITEMS_PER_EXECUTION, 'one output item per number');
+			const failed = items.filter((item) => item.error !== undefined);
+			assert.equal(failed.length, 0, `no failed items, got ${failed.length}: ${JSON.stringify(failed.slice(0, 3))}`);
+		}
+		const totals = emulator.ledger().byPath['/telecom/identify'];
+		assert.ok(totals, 'the gateway saw the lookups');
+		const starts = newStartsPerWorker(harness, before);
+		assert.deepEqual(
+			starts.map((ids) => ids.length),
+			workers.map(() => 1),
+			`one execution per worker: ${JSON.stringify(starts)}`,
+		);
+		if (process.env.QUEUE_DEBUG) {
+			const calls = emulator.ledger().calls.filter((call) => call.path === '/telecom/identify');
+			const first = calls[0]?.at ?? 0;
+			console.log(calls.map((call) => `${call.at - first}${call.kind === 'rejected429' ? '!' : ''}`).join(' '));
+		}
+		const ideal = (2 * ITEMS_PER_EXECUTION) / GATEWAY_CAP_PER_SECOND;
+		const rejectedShare = totals.rejected429 / totals.calls;
+		const callTimes = emulator.ledger().calls.filter((call) => call.path === '/telecom/identify').map((call) => call.at);
+		const callSpan = (Math.max(...callTimes) - Math.min(...callTimes)) / 1000;
+		log(
+			`2. 2 × ${ITEMS_PER_EXECUTION} lookups on 2 workers: ${seconds.toFixed(1)} s end to end (ideal ${ideal} s; first to last gateway call ${callSpan.toFixed(1)} s), ${totals.calls} calls, ${totals.rejected429} rejected with 429 (${(rejectedShare * 100).toFixed(1)} %)`,
+		);
+		assert.equal(totals.calls - totals.rejected429, 2 * ITEMS_PER_EXECUTION, 'each number answered once');
+		assert.ok(rejectedShare <= MAX_REJECTED_SHARE, `429 share ${(rejectedShare * 100).toFixed(1)} % is above ${MAX_REJECTED_SHARE * 100} %`);
+		assert.ok(seconds <= MAX_TIME_FACTOR * ideal, `took ${seconds.toFixed(1)} s, more than ${MAX_TIME_FACTOR} × the ideal ${ideal} s`);
+	} finally {
+		emulator.clearFaults();
+	}
+}
+
+const report = (id: string) => ({
+	action: 'report',
+	sms: { id, phone: 13900000001, content: '【数据网关】您的验证码是1234', sendDate: '2026-11-22 10:00:00', receiveDate: '2026-11-22 10:00:05', status: 1, message: '' },
+});
+
+async function oneCallbackOneStart(harness: QueueHarness) {
+	const { webhook, main } = harness.cluster;
+	const first = await postJson(`${webhook.url}/${triggerPath}`, report('QUEUE-T1'));
+	assert.deepEqual(first.body, { received: true, started: true }, 'the webhook process starts the workflow');
+	const again = await postJson(`${main.url}/${triggerPath}`, report('QUEUE-T1'));
+	assert.deepEqual(again.body, { received: true, started: false, reason: 'duplicate' }, 'main knows the event from the static data');
+	const againOnWebhook = await postJson(`${webhook.url}/${triggerPath}`, report('QUEUE-T1'));
+	assert.deepEqual(againOnWebhook.body, { received: true, started: false, reason: 'duplicate' }, 'and so does the webhook process');
+	const other = await postJson(`${main.url}/${triggerPath}`, report('QUEUE-T2'));
+	assert.deepEqual(other.body, { received: true, started: true }, 'another event still starts it');
+
+	const executions = await until(async () => {
+		const list = await harness.executions(TRIGGER_ID);
+		return list.length >= 2 && list.every((execution) => execution.status === 'success') && list;
+	}, 'the two trigger executions to finish');
+	assert.equal(executions.length, 2, `four callbacks of two events started two executions: ${JSON.stringify(executions)}`);
+	log('3. one callback to the webhook process and again to main (and again to the webhook process) started one execution');
+}
+
+/** Texts the emulator accepted on /sms/send (billed on delivery), not counting refusals or delivery reports. */
+function acceptedSends(emulator: Emulator): number {
+	return emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0).length;
+}
+
+async function retryOnTheOtherWorkerSendsOnce(harness: QueueHarness, emulator: Emulator) {
+	const { webhook, main, workers } = harness.cluster;
+	const [first, second] = ['13911110001', '13911110002'];
+	// The gateway allows one text a minute per number; the second number has had its text already.
+	emulator.configure({ smsLimits: { ...emulator.config().smsLimits, perMinute: 1 } });
+	const primer = await fetch(`${emulator.url}/sms/send?${new URLSearchParams({ appCode: emulator.demo.memberAppCode, signId: emulator.demo.signatureId, templateId: emulator.demo.templateWithoutVariablesId, phone: second })}`);
+	assert.equal(((await primer.json()) as { code: number }).code, 0, 'the primer text went out');
+	emulator.resetLedger();
+	const before = workers.map((worker) => worker.log().length);
+
+	const answer = await postJson(`${webhook.url}/webhook/${SMS.path}`, { phones: [{ phone: first }, { phone: second }] });
+	assert.equal(answer.status, 200, `the SMS workflow started: ${JSON.stringify(answer.body)}`);
+	const [failed] = await until(async () => {
+		const list = await harness.executions(SMS.id);
+		return list.length === 1 && list[0].status === 'error' && list;
+	}, 'the SMS execution to fail on the refused second number');
+	assert.equal(acceptedSends(emulator), 1, 'the first number was texted, the second refused');
+	const ranOn = newStartsPerWorker(harness, before).findIndex((ids) => ids.includes(failed.id));
+	assert.ok(ranOn >= 0, `execution ${failed.id} ran on a worker`);
+
+	// That worker goes away; the retry can only run on the other one.
+	await workers[ranOn].stop();
+	const other = workers[1 - ranOn];
+	const otherBefore = other.log().length;
+	emulator.configure({ smsLimits: { ...emulator.config().smsLimits, perMinute: 100 } });
+	const retry = await fetch(`${main.url}/rest/executions/${failed.id}/retry`, {
+		method: 'POST',
+		headers: { cookie: harness.cookie, 'content-type': 'application/json' },
+		body: JSON.stringify({ loadWorkflow: false }),
+	});
+	assert.ok(retry.ok, `retry answered ${retry.status}: ${await retry.clone().text()}`);
+	const retried = await until(async () => {
+		const list = await harness.executions(SMS.id);
+		const done = list.find((execution) => execution.id !== failed.id && execution.status !== 'running' && execution.status !== 'new');
+		return done;
+	}, 'the retried execution to finish');
+	assert.equal(retried.status, 'success', `the retry succeeded: ${JSON.stringify(retried)}`);
+	assert.deepEqual(startedOn(other.log().slice(otherBefore)), [retried.id], `the retry ${retried.id} ran on the other worker`);
+	assert.equal(acceptedSends(emulator), 2, 'the retry texted only the second number; the first was not texted again');
+	log(`4. SMS execution ${failed.id} failed on worker ${ranOn + 1}; its retry ${retried.id} on worker ${2 - ranOn} texted only the number not yet texted`);
+}
+
+async function regularModeRestart() {
+	const runtime = await ensureRuntime('2', log);
+	const userFolder = mkdtempSync(join(tmpdir(), 'dgw-regular-'));
+	const env = { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' };
+	try {
+		installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
+		const file = join(userFolder, 'import', 'trigger.json');
+		mkdirSync(join(userFolder, 'import'), { recursive: true });
+		writeFileSync(file, JSON.stringify(triggerWorkflow(TRIGGER_ID)));
+		const imported = await runN8nCommand(runtime, ['import:workflow', `--input=${file}`], { userFolder, env });
+		assert.equal(imported.code, 0, `import failed:\n${imported.stdout}\n${imported.stderr}`);
+		await activateWorkflow(runtime, TRIGGER_ID, { userFolder, env });
+		const postTo = async (url: string, id: string) => (await postJson(`${url}/${triggerPath}`, report(id))).body;
+
+		let n8n = await startN8n(runtime, { userFolder, env, webhookPaths: [triggerPath] });
+		try {
+			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: true }, 'the first callback starts the workflow');
+		} finally {
+			await n8n.stop();
+		}
+		n8n = await startN8n(runtime, { userFolder, env, webhookPaths: [triggerPath] });
+		try {
+			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: false, reason: 'duplicate' }, 'after a restart the same callback starts nothing');
+			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T2'), { received: true, started: true }, 'another event still starts it');
+		} finally {
+			await n8n.stop();
+		}
+		log('5. regular mode: the same callback after a restart of n8n started nothing');
+	} finally {
+		rmSync(userFolder, { recursive: true, force: true });
+	}
+}
+
+async function main() {
+	const started = Date.now();
+	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
+	let harness: QueueHarness | undefined;
+	let passed = false;
+	try {
+		harness = await startQueueHarness(
+			{
+				credentials: (redis) => [
+					gatewayCredential({
+						gatewayUrl: emulator.url,
+						appCode: emulator.demo.memberAppCode,
+						maxPerSecond: GATEWAY_CAP_PER_SECOND,
+						// Per-process limits: each worker learns the cap from its own 429s (measured 23.5 and 31.9 s; QUEUE_PER_PROCESS_LIMITS=true to see).
+						sharedLimitRedisUrl: process.env.QUEUE_PER_PROCESS_LIMITS === 'true' ? undefined : redis.url,
+					}),
+				],
+				workflows: [
+					lookupWorkflow(LOOKUPS_A.id, LOOKUPS_A.path),
+					lookupWorkflow(LOOKUPS_B.id, LOOKUPS_B.path),
+					triggerWorkflow(TRIGGER_ID),
+					smsWorkflow(SMS.id, SMS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateWithoutVariablesId)),
+				],
+				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id],
+			},
+			log,
+		);
+		log(`queue mode up in ${Math.round((Date.now() - started) / 1000)} s`);
+		await lookupBatchOnWorker(harness, emulator);
+		await twoWorkersShareTheRate(harness, emulator);
+		await oneCallbackOneStart(harness);
+		// Last: it stops a worker.
+		await retryOnTheOtherWorkerSendsOnce(harness, emulator);
+		passed = true;
+	} finally {
+		await harness?.stop({ keepLogs: !passed });
+		await emulator.close();
+	}
+	await regularModeRestart();
+	log(`queue mode: passed in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});

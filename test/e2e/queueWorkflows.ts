@@ -1,0 +1,184 @@
+/**
+ * Workflows and credentials the queue-mode suite and the queue-mode benchmark import into n8n.
+ * Node types carry the package name, as they do after a Community Nodes install.
+ */
+import { NODE_TYPE_PREFIX } from '../../scripts/n8n-runtime';
+
+export const MEMBER_CREDENTIAL_ID = 'dgwQueueMember';
+export const GATEWAY_CAP_PER_SECOND = 20;
+
+export interface GatewayCredentialOptions {
+	id?: string;
+	gatewayUrl: string;
+	appCode: string;
+	maxPerSecond: number;
+	/** The credential's Shared Limit Redis URL; per-process limits when absent. */
+	sharedLimitRedisUrl?: string;
+}
+
+export function gatewayCredential(options: GatewayCredentialOptions) {
+	return {
+		id: options.id ?? MEMBER_CREDENTIAL_ID,
+		name: `Data Gateway (${options.id ?? MEMBER_CREDENTIAL_ID})`,
+		type: 'dataGatewayApi',
+		data: {
+			appCodeSecret: options.appCode,
+			baseUrl: options.gatewayUrl,
+			appCodePlacement: 'query',
+			maxPerSecond: options.maxPerSecond,
+			...(options.sharedLimitRedisUrl ? { sharedLimitRedisUrl: options.sharedLimitRedisUrl } : {}),
+		},
+	};
+}
+
+const credentialsOf = (id = MEMBER_CREDENTIAL_ID) => ({ dataGatewayApi: { id, name: `Data Gateway (${id})` } });
+
+function webhookNode(path: string) {
+	return {
+		id: `${path}-in`,
+		name: 'Phones In',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: `${path}-hook`,
+		// Answers with every item of the last node once the worker has finished.
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+	};
+}
+
+const splitNode = {
+	id: 'split',
+	name: 'One Item per Phone',
+	type: 'n8n-nodes-base.splitOut',
+	typeVersion: 1,
+	position: [220, 0],
+	parameters: { fieldToSplitOut: 'body.phones', options: {} },
+};
+
+/** POST {phones: [{phone}]} to `webhook/<path>`: this package's Telephone node identifies each number. */
+export function lookupWorkflow(id: string, path: string, credentialId?: string) {
+	return {
+		id,
+		name: `Queue: telephone lookups (${path})`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			webhookNode(path),
+			splitNode,
+			{
+				id: 'identify',
+				name: 'Identify',
+				type: `${NODE_TYPE_PREFIX}dataGatewayTelephone`,
+				typeVersion: 1,
+				position: [440, 0],
+				onError: 'continueRegularOutput',
+				parameters: { phoneNumber: '={{ $json.phone }}', simplify: true },
+				credentials: credentialsOf(credentialId),
+			},
+		],
+		connections: {
+			'Phones In': { main: [[{ node: 'One Item per Phone', type: 'main', index: 0 }]] },
+			'One Item per Phone': { main: [[{ node: 'Identify', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** The same calls made by n8n's HTTP Request node, for the benchmark's peer CPU figure. */
+export function httpRequestLookupWorkflow(id: string, path: string, gatewayUrl: string, appCode: string) {
+	return {
+		id,
+		name: `Queue: HTTP Request lookups (${path})`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			webhookNode(path),
+			splitNode,
+			{
+				id: 'identify',
+				name: 'Identify',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [440, 0],
+				onError: 'continueRegularOutput',
+				parameters: {
+					url: `${gatewayUrl}/telecom/identify`,
+					sendQuery: true,
+					queryParameters: { parameters: [{ name: 'tel', value: '={{ $json.phone }}' }, { name: 'appCode', value: appCode }] },
+					options: {},
+				},
+			},
+		],
+		connections: {
+			'Phones In': { main: [[{ node: 'One Item per Phone', type: 'main', index: 0 }]] },
+			'One Item per Phone': { main: [[{ node: 'Identify', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+export const TRIGGER_WEBHOOK_ID = 'dgw-queue-trigger-hook';
+
+/** The SMS Trigger alone: every start is an execution to count. */
+export function triggerWorkflow(id: string) {
+	return {
+		id,
+		name: 'Queue: SMS delivery reports',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'trigger',
+				name: 'Delivery Report',
+				type: `${NODE_TYPE_PREFIX}dataGatewaySmsTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: TRIGGER_WEBHOOK_ID,
+				parameters: { events: ['report'], reportStatuses: ['delivered', 'failed'], options: { duplicateWindowSeconds: 600 } },
+			},
+		],
+		connections: {},
+	};
+}
+
+export const triggerPath = `webhook/${TRIGGER_WEBHOOK_ID}/data-gateway-sms`;
+
+/** `count` (under 404, the emulator's not-found marker) distinct mobile numbers starting with `prefix` (3 digits). */
+export function distinctPhones(prefix: string, count: number): Array<{ phone: string }> {
+	if (count >= 404) throw new Error('distinctPhones: fewer than 404 numbers, or one of them contains 404 and the emulator answers not found');
+	return Array.from({ length: count }, (_, index) => ({ phone: `${prefix}${String(index).padStart(8, '0')}` }));
+}
+
+/** POST {phones: [{phone}]} to `webhook/<path>`: this package's SMS node sends one text per number. */
+export function smsWorkflow(id: string, path: string, signId: number, templateId: number) {
+	return {
+		id,
+		name: `Queue: SMS send (${path})`,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{ ...webhookNode(path), parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } },
+			splitNode,
+			{
+				id: 'send',
+				name: 'Send',
+				type: `${NODE_TYPE_PREFIX}dataGatewaySms`,
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'send',
+					signId,
+					templateId,
+					phone: '={{ $json.phone }}',
+					variablesInput: 'keyValue',
+					variables: {},
+					sendOptions: { repeatWindowMinutes: 10 },
+				},
+				credentials: credentialsOf(),
+			},
+		],
+		connections: {
+			'Phones In': { main: [[{ node: 'One Item per Phone', type: 'main', index: 0 }]] },
+			'One Item per Phone': { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
+		},
+	};
+}

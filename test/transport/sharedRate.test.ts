@@ -1,0 +1,97 @@
+/**
+ * The credential's shared rate against a real Redis (Debian's redis-server, installed by the
+ * helper when missing): two limiters standing for two n8n processes book from one budget.
+ */
+import { GatewayLimiter } from '../../nodes/shared/limiter';
+import { parseRedisUrl, sharedRateFor } from '../../nodes/shared/sharedRate';
+import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+
+jest.setTimeout(180_000);
+
+let redis: RunningRedis;
+beforeAll(async () => {
+	redis = await startRedis(() => undefined);
+});
+afterAll(async () => {
+	await redis?.stop();
+});
+
+function limiterSharing(url: string, appCode: string, maxPerSecond: number) {
+	const limiter = new GatewayLimiter({ maxConcurrent: 50, maxPerSecond });
+	limiter.shared = sharedRateFor({ url }, 'http://gateway.test', appCode);
+	return limiter;
+}
+
+async function startTimes(limiter: GatewayLimiter, calls: number): Promise<number[]> {
+	return await Promise.all(
+		Array.from({ length: calls }, async () => {
+			const release = await limiter.acquire();
+			release();
+			return Date.now();
+		}),
+	);
+}
+
+describe('shared limit through Redis', () => {
+	it('two processes together start no more than the credential allows per second', async () => {
+		const first = limiterSharing(redis.url, 'code-a', 20);
+		const second = limiterSharing(redis.url, 'code-a', 20);
+		const began = Date.now();
+		const times = (await Promise.all([startTimes(first, 20), startTimes(second, 20)])).flat().sort((a, b) => a - b);
+		// 40 starts at 20 per second, the first one at once: the 40th is about 2 s later, not 1 s.
+		expect(times[39] - began).toBeGreaterThanOrEqual(1900);
+		for (let index = 20; index < times.length; index++) expect(times[index] - times[index - 20]).toBeGreaterThanOrEqual(990);
+	});
+
+	it('a 429 seen by one process pauses the other for Retry-After', async () => {
+		const first = limiterSharing(redis.url, 'code-b', 100);
+		const second = limiterSharing(redis.url, 'code-b', 100);
+		await startTimes(first, 1);
+		await first.shared!.onThrottled(100, 1500);
+		const began = Date.now();
+		await startTimes(second, 1);
+		expect(Date.now() - began).toBeGreaterThanOrEqual(1400);
+	});
+
+	it('keeps separate credentials apart', async () => {
+		const busy = limiterSharing(redis.url, 'code-c', 1);
+		await startTimes(busy, 1);
+		const other = limiterSharing(redis.url, 'code-d', 1);
+		const began = Date.now();
+		await startTimes(other, 1);
+		expect(Date.now() - began).toBeLessThan(500);
+	});
+
+	it('an unreachable Redis fails the call with the field to fix, and frees the slot', async () => {
+		const limiter = new GatewayLimiter({ maxConcurrent: 1, maxPerSecond: 5 });
+		limiter.shared = sharedRateFor({ url: 'redis://127.0.0.1:1' }, 'http://gateway.test', 'code-e');
+		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL: cannot use Redis at 127\.0\.0\.1:1/);
+		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL/);
+	});
+
+	it('logs in with the credential password, and names the field when Redis refuses it', async () => {
+		const guarded = await startRedis(() => undefined, { password: 'redis-secret-1' });
+		try {
+			const right = new GatewayLimiter({ maxConcurrent: 5, maxPerSecond: 5 });
+			right.shared = sharedRateFor({ url: guarded.url, password: 'redis-secret-1' }, 'http://gateway.test', 'code-f');
+			(await right.acquire())();
+			const wrong = new GatewayLimiter({ maxConcurrent: 5, maxPerSecond: 5 });
+			wrong.shared = sharedRateFor({ url: guarded.url, password: 'not-it' }, 'http://gateway.test', 'code-f');
+			const refusal = await wrong.acquire().then(
+				() => undefined,
+				(error: Error) => error.message,
+			);
+			expect(refusal).toMatch(/Shared Limit Redis Password or URL: Redis at 127\.0\.0\.1:\d+ refused the login/);
+			expect(refusal).not.toContain('not-it');
+		} finally {
+			await guarded.stop();
+		}
+	});
+
+	it('reads redis:// URLs with password and database, and names the field for anything else', () => {
+		expect(parseRedisUrl('redis://:s%40cret@10.0.0.5:6380/2')).toEqual({ host: '10.0.0.5', port: 6380, username: undefined, password: 's@cret', database: 2 });
+		expect(() => parseRedisUrl('rediss://host')).toThrow(/Shared Limit Redis URL must start with redis:\/\//);
+		expect(() => parseRedisUrl('not a url')).toThrow(/Shared Limit Redis URL is not a URL/);
+		expect(() => parseRedisUrl('redis://host/x')).toThrow(/database number/);
+	});
+});
