@@ -83,9 +83,10 @@ async function scan(label: string, folder: string, patterns: string[], sourcePat
 	if (verdict.passed === hasErrors) {
 		return [`${label}: the scanner says ${verdict.passed ? 'passed' : `failed (${verdict.message})`}, but its rules found ${findings.length} findings:\n${verdict.details ?? ''}`];
 	}
-	const isAccepted = (finding: Finding) => accepted.some((entry) => entry.rule === finding.rule && entry.files.includes(sourcePathOf(finding.file)));
+	const acceptedEntry = (finding: Finding) => accepted.find((entry) => entry.rule === finding.rule && entry.files.includes(sourcePathOf(finding.file)));
+	const isAccepted = (finding: Finding) => acceptedEntry(finding) !== undefined;
 	for (const finding of findings.filter(isAccepted)) {
-		const reason = accepted.find((entry) => entry.rule === finding.rule)?.reason;
+		const reason = acceptedEntry(finding)?.reason;
 		console.log(`${label}: accepted ${finding.rule} in ${finding.file}:${finding.line} (${reason})`);
 	}
 	const unexpected = findings.filter((finding) => !isAccepted(finding));
