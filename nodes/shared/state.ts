@@ -16,7 +16,11 @@ import { GatewayFailure } from './errors';
  * |                       | twice), money spent per credential                          | after 30 minutes               |
  * | across executions     | SMS sent (repeat window), per-number counts, creates of     | n8n's processed-data store     |
  * |                       | signatures and templates (smsGuard.ts has the rules)        | (NodeRecords), scope node      |
+ * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
+ * |                       | (DataGatewaySmsTrigger/recentEvents.ts)                     | per-process memory             |
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
+ * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts)          |
+ * |                       | names a Shared Limit Redis URL                              |                                |
  */
 
 /** The time the records across executions are written with; tests set it to a fixed instant. */
