@@ -55,27 +55,14 @@ const splitNode = {
 	parameters: { fieldToSplitOut: 'body.phones', options: {} },
 };
 
-/** POST {phones: [{phone}]} to `webhook/<path>`: this package's Telephone node identifies each number. */
-export function lookupWorkflow(id: string, path: string, credentialId?: string) {
+/** Webhook -> one item per phone -> `identify` (named Identify): the shape both lookup variants share. */
+function phoneLookupWorkflow(id: string, name: string, path: string, identify: Record<string, unknown>) {
 	return {
 		id,
-		name: `Queue: telephone lookups (${path})`,
+		name,
 		active: false,
 		settings: { executionOrder: 'v1' },
-		nodes: [
-			webhookNode(path),
-			splitNode,
-			{
-				id: 'identify',
-				name: 'Identify',
-				type: `${NODE_TYPE_PREFIX}dataGatewayTelephone`,
-				typeVersion: 1,
-				position: [440, 0],
-				onError: 'continueRegularOutput',
-				parameters: { phoneNumber: '={{ $json.phone }}', simplify: true },
-				credentials: credentialsOf(credentialId),
-			},
-		],
+		nodes: [webhookNode(path), splitNode, { id: 'identify', name: 'Identify', position: [440, 0], onError: 'continueRegularOutput', ...identify }],
 		connections: {
 			'Phones In': { main: [[{ node: 'One Item per Phone', type: 'main', index: 0 }]] },
 			'One Item per Phone': { main: [[{ node: 'Identify', type: 'main', index: 0 }]] },
@@ -83,36 +70,28 @@ export function lookupWorkflow(id: string, path: string, credentialId?: string) 
 	};
 }
 
+/** POST {phones: [{phone}]} to `webhook/<path>`: this package's Telephone node identifies each number. */
+export function lookupWorkflow(id: string, path: string, credentialId?: string) {
+	return phoneLookupWorkflow(id, `Queue: telephone lookups (${path})`, path, {
+		type: `${NODE_TYPE_PREFIX}dataGatewayTelephone`,
+		typeVersion: 1,
+		parameters: { phoneNumber: '={{ $json.phone }}', simplify: true },
+		credentials: credentialsOf(credentialId),
+	});
+}
+
 /** The same calls made by n8n's HTTP Request node, for the benchmark's peer CPU figure. */
 export function httpRequestLookupWorkflow(id: string, path: string, gatewayUrl: string, appCode: string) {
-	return {
-		id,
-		name: `Queue: HTTP Request lookups (${path})`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			webhookNode(path),
-			splitNode,
-			{
-				id: 'identify',
-				name: 'Identify',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [440, 0],
-				onError: 'continueRegularOutput',
-				parameters: {
-					url: `${gatewayUrl}/telecom/identify`,
-					sendQuery: true,
-					queryParameters: { parameters: [{ name: 'tel', value: '={{ $json.phone }}' }, { name: 'appCode', value: appCode }] },
-					options: {},
-				},
-			},
-		],
-		connections: {
-			'Phones In': { main: [[{ node: 'One Item per Phone', type: 'main', index: 0 }]] },
-			'One Item per Phone': { main: [[{ node: 'Identify', type: 'main', index: 0 }]] },
+	return phoneLookupWorkflow(id, `Queue: HTTP Request lookups (${path})`, path, {
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		parameters: {
+			url: `${gatewayUrl}/telecom/identify`,
+			sendQuery: true,
+			queryParameters: { parameters: [{ name: 'tel', value: '={{ $json.phone }}' }, { name: 'appCode', value: appCode }] },
+			options: {},
 		},
-	};
+	});
 }
 
 export const TRIGGER_WEBHOOK_ID = 'dgw-queue-trigger-hook';
