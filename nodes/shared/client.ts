@@ -14,20 +14,15 @@ import { GatewayClient, settingsFromCredentials } from './transport';
 export const CREDENTIAL_NAME = 'dataGatewayApi';
 export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';
 
-const spendCaps = new WeakMap<GatewayClient, number>();
-
 /** The gateway client for the credential selected on the node. */
 export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClient> {
 	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
-	const client = new GatewayClient(settingsFromCredentials(credentials));
-	const cap = Number(credentials.maxSpendPerExecution ?? 0);
-	spendCaps.set(client, Number.isFinite(cap) && cap > 0 ? cap : 0);
-	return client;
+	return new GatewayClient(settingsFromCredentials(credentials));
 }
 
 /** What this execution spent with the client's credential, against the credential's cap. */
 export function spendMeter(ctx: IExecuteFunctions, client: GatewayClient): SpendMeter {
-	return new SpendMeter(ctx, client, spendCaps.get(client) ?? 0);
+	return new SpendMeter(ctx, client.accountKey, client.settings.maxSpendYuan);
 }
 
 /** Call options that cancel with the execution and log through n8n's logger. */

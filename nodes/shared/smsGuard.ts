@@ -172,4 +172,9 @@ export class SmsSendRecords {
 	holding(): number[] {
 		return [...this.held.keys()];
 	}
+
+	/** Lets go of every item's records but those of `started` items: a failure stopped the batch before the rest began. */
+	async releaseAllBut(started: ReadonlySet<number>): Promise<void> {
+		await this.release(this.holding().filter((itemIndex) => !started.has(itemIndex)));
+	}
 }

@@ -2,7 +2,6 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { executionMemory, type ExecutionMemory } from './state';
 import { OPERATIONS, PRICES_YUAN, type OperationName } from './spec';
-import type { GatewayClient } from './transport';
 
 /** The spec's price of one successful call; 0 for free ones (support rules, queries, status, telephone within its quota). */
 export function priceOf(operation: OperationName): number {
@@ -12,11 +11,6 @@ export function priceOf(operation: OperationName): number {
 
 export const roundYuan = (yuan: number): number => Math.round(yuan * 10000) / 10000;
 
-/** The credential's account, without the appCode: the first part of every question key. */
-function accountOf(client: GatewayClient): string {
-	return client.questionKey('violationSupport', {}).split('|')[0];
-}
-
 const CAP_FIELD = '"Max Spend per Execution (Yuan)" in the credential';
 
 /**
@@ -25,15 +19,14 @@ const CAP_FIELD = '"Max Spend per Execution (Yuan)" in the credential';
  */
 export class SpendMeter {
 	private readonly memory: ExecutionMemory;
-	private readonly account: string;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
-		client: GatewayClient,
+		/** The credential's account (GatewayClient.accountKey), without the appCode. */
+		private readonly account: string,
 		readonly capYuan: number,
 	) {
 		this.memory = executionMemory(ctx);
-		this.account = accountOf(client);
 	}
 
 	get spentYuan(): number {

@@ -21,6 +21,8 @@ export interface GatewaySettings {
 	/** Extra attempts after the first, for idempotent operations only. */
 	maxRetries: number;
 	limiter: LimiterSettings;
+	/** The credential's spending cap per execution in yuan; 0 means none. */
+	maxSpendYuan: number;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -45,6 +47,7 @@ export function settingsFromCredentials(credentials: ICredentialDataDecryptedObj
 		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
 		timeoutMs: positiveNumber(credentials.timeoutSeconds, DEFAULT_TIMEOUT_SECONDS) * 1000 || DEFAULT_TIMEOUT_SECONDS * 1000,
 		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),
+		maxSpendYuan: positiveNumber(credentials.maxSpendPerExecution, 0),
 		limiter: {
 			maxConcurrent: Math.max(1, Math.floor(positiveNumber(credentials.maxConcurrent, DEFAULT_LIMITER_SETTINGS.maxConcurrent))),
 			maxPerSecond: positiveNumber(credentials.maxPerSecond, DEFAULT_LIMITER_SETTINGS.maxPerSecond),
@@ -183,7 +186,7 @@ export class GatewayClient {
 	private readonly limiter: GatewayLimiter;
 
 	/** Identifies the account without holding the appCode itself. */
-	private readonly accountKey: string;
+	readonly accountKey: string;
 
 	/**
 	 * `ownLimiter` gives the client a limiter of its own instead of the credential's shared one:

@@ -42,6 +42,7 @@ function client(overrides: Partial<GatewaySettings> = {}, { ownLimiter = false }
 		timeoutMs: 5000,
 		maxRetries: 3,
 			limiter: { maxConcurrent: 4, maxPerSecond: 0 },
+			maxSpendYuan: 0,
 			...overrides,
 		},
 		// A limiter of its own where many calls follow 429s of earlier tests, whose learned rate would slow them.

@@ -176,9 +176,8 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		const batch = runForEachItem<Plan, unknown>(this, {
 			beforeCalls: records
 				? async (plans) => {
-						const account = client.questionKey(gatewayOperation, {}).split('|')[0];
 						const fresh = [...plans].filter(([itemIndex, plan]) => !changes?.has(keyOf(itemIndex, plan.params)));
-						const decided = await records.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(account, gatewayOperation, plan.params) })));
+						const decided = await records.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })));
 						for (const [itemIndex, decision] of decided) decisions.set(itemIndex, decision);
 					}
 				: undefined,
@@ -245,7 +244,7 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			(items) => ({ items }),
 			(error: unknown) => ({ error }),
 		);
-		await records?.release(records.holding().filter((itemIndex) => !attempted.has(itemIndex)));
+		await records?.releaseAllBut(attempted);
 		if ('error' in outcome) throw outcome.error;
 		return outcome.items;
 	}

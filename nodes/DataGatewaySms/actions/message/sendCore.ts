@@ -369,7 +369,7 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 		...(Object.keys(variables).length > 0 ? { params: variables as IDataObject } : {}),
 	};
 	const key = runKey(ctx, itemIndex, client.questionKey('smsSend', params));
-	const message = messageFingerprint({ account: client.questionKey('smsSend', {}).split('|')[0], ...params });
+	const message = messageFingerprint({ account: client.accountKey, ...params });
 	const sentBefore = memory.sends.has(key);
 
 	// An item sent before in this execution keeps its earlier send, whatever the template looks like now.
@@ -449,7 +449,7 @@ export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map
 
 /** Lets go of the records of items whose send never started (a failure stopped the batch first). */
 export async function releaseUnsent(run: SendRun): Promise<void> {
-	await run.records.release(run.records.holding().filter((itemIndex) => !run.attempted.has(itemIndex)));
+	await run.records.releaseAllBut(run.attempted);
 }
 
 /**
