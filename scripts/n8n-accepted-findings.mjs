@@ -8,7 +8,7 @@ export const ACCEPTED_FINDINGS = [
 	{
 		rule: '@n8n/community-nodes/no-runtime-dependencies',
 		files: ['package.json'],
-		reason: 'the design card names undici (HTTP client) and zod (answer schemas) as runtime dependencies',
+		reason: 'the design card names undici (HTTP client), zod (answer schemas) and ioredis (the shared Redis) as runtime dependencies',
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
@@ -17,9 +17,9 @@ export const ACCEPTED_FINDINGS = [
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
-		files: ['nodes/shared/sharedRate.ts'],
+		files: ['nodes/shared/redis.ts'],
 		reason:
-			"node:net for the optional shared rate limit in queue mode (issue 14): a four-command Redis client instead of a runtime dependency; used only when the credential's Shared Limit Redis URL is set",
+			"the one import of ioredis, n8n's own Redis client (issue 19), used only when the credential's Shared Limit Redis URL is set",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',

@@ -1,0 +1,305 @@
+/**
+ * The Redis every n8n process of an install shares (queue mode already runs one), named in the
+ * credential: it holds the credential's shared rate limit and the SMS send records. One ioredis
+ * connection per process and per (URL, password, CA), reused by every node and execution, with a
+ * deadline on connecting and on every command. There is no endless reconnect loop: a lost
+ * connection ends, its commands fail at once, and the next call opens a new one.
+ */
+import { createHash } from 'crypto';
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- ioredis, n8n's own Redis client (scripts/n8n-accepted-findings.mjs)
+import { Command, Redis } from 'ioredis';
+
+/** The credential fields a Redis failure can point at; messages name the one to fix. */
+export const REDIS_URL_FIELD = 'Shared Limit Redis URL';
+export const REDIS_PASSWORD_FIELD = 'Shared Limit Redis Password';
+export const REDIS_CA_FIELD = 'Shared Limit Redis CA Certificate';
+
+export interface RedisSettings {
+	url: string;
+	/** Overrides a password in the URL. */
+	password?: string;
+	/** PEM certificate(s) of the CA that signed a rediss:// server's certificate, for a private or self-signed CA. */
+	tlsCa?: string;
+}
+
+/** Redis cannot be used: a bad URL, unreachable, not Redis, refused login, malformed or late reply. */
+export class RedisUnavailable extends Error {
+	constructor(
+		/** The credential field to fix. */
+		readonly field: string,
+		/** What went wrong, without the field; never holds the password. */
+		readonly reason: string,
+	) {
+		super(`"${field}": ${reason}`);
+		this.name = 'RedisUnavailable';
+	}
+}
+
+export interface RedisTarget {
+	host: string;
+	port: number;
+	tls: boolean;
+	username?: string;
+	password?: string;
+	database: number;
+}
+
+/** `redis://` or `rediss://` (TLS), `[user[:password]@]host[:port][/db]`; anything else names the field. */
+export function parseRedisUrl(text: string): RedisTarget {
+	const fix = 'use redis://host:6379/0 or rediss://host:6380/0 (TLS), or clear the field';
+	if (!URL.canParse(text)) throw new RedisUnavailable(REDIS_URL_FIELD, `not a URL; ${fix}`);
+	const url = new URL(text);
+	if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new RedisUnavailable(REDIS_URL_FIELD, `must start with redis:// or rediss://; ${fix}`);
+	const path = url.pathname.replace(/^\/+|\/+$/g, '');
+	const database = path === '' ? 0 : /^\d+$/.test(path) ? Number(path) : Number.NaN;
+	if (!Number.isSafeInteger(database)) throw new RedisUnavailable(REDIS_URL_FIELD, 'the path must be a database number such as /0');
+	const host = url.hostname.replace(/^\[|\]$/g, '');
+	if (!host) throw new RedisUnavailable(REDIS_URL_FIELD, `has no host; ${fix}`);
+	return {
+		host,
+		port: url.port ? Number(url.port) : 6379,
+		tls: url.protocol === 'rediss:',
+		username: url.username ? decodeURIComponent(url.username) : undefined,
+		password: url.password ? decodeURIComponent(url.password) : undefined,
+		database,
+	};
+}
+
+/** Deadlines; tests lower them to fail fast. A call may ask for a shorter one (its item's timeout). */
+export const redisTimeouts = {
+	/** TCP (and TLS) connect, login, database select and the ready check together. */
+	connectMs: 5_000,
+	/** Any one command. */
+	commandMs: 5_000,
+};
+
+/** A Lua script run by its SHA1 (EVALSHA), sent whole (EVAL) only when Redis does not have it yet. */
+export class RedisScript {
+	readonly sha: string;
+
+	constructor(
+		readonly source: string,
+		readonly keyCount: number,
+	) {
+		this.sha = createHash('sha1').update(source).digest('hex');
+	}
+}
+
+export interface RedisCallOptions {
+	/** A shorter deadline for each command of this call, in ms (the item's Timeout). */
+	timeoutMs?: number;
+	signal?: AbortSignal;
+}
+
+/** The words for a connection error: what it most likely means, then its code. */
+function connectionReason(error: Error | undefined, where: string, target: RedisTarget): { field: string; reason: string } {
+	const code = (error as { code?: string } | undefined)?.code;
+	const text = error?.message ?? 'the connection closed';
+	if (/WRONGPASS|NOAUTH|invalid password|invalid username|AUTH\b/i.test(text)) {
+		return { field: REDIS_PASSWORD_FIELD, reason: `Redis at ${where} refused the login (${text.split('\n')[0].slice(0, 120)}); check the password and the URL's user name` };
+	}
+	if (/DB index|invalid DB|SELECT/i.test(text)) return { field: REDIS_URL_FIELD, reason: `Redis at ${where} refused database ${target.database} (${text.slice(0, 120)})` };
+	if (code === 'ECONNREFUSED') return { field: REDIS_URL_FIELD, reason: `nothing answers at ${where} (ECONNREFUSED); check the host and port` };
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { field: REDIS_URL_FIELD, reason: `the host of ${where} could not be found (${code})` };
+	const tlsHint = target.tls ? 'if it is not a TLS port, use redis://' : 'if it is a TLS port, use rediss://';
+	if (code === 'ETIMEDOUT') return { field: REDIS_URL_FIELD, reason: `no connection to ${where} within ${redisTimeouts.connectMs / 1000} s (ETIMEDOUT); ${tlsHint}` };
+	if (/Command timed out/i.test(text)) return { field: REDIS_URL_FIELD, reason: `${where} accepted the connection but did not answer as Redis in time; ${tlsHint}` };
+	const tlsProblem = /certificate|self.signed|CERT_|DEPTH_ZERO|UNABLE_TO|altnames/i.test(`${code ?? ''} ${text}`);
+	if (tlsProblem) {
+		return { field: REDIS_CA_FIELD, reason: `the TLS certificate of ${where} was not accepted (${code ?? text.slice(0, 120)}); give the CA that signed it, or check the host name` };
+	}
+	const detail = (code ?? text).replace(/\s*Please report this\.?/, '').slice(0, 120);
+	return { field: REDIS_URL_FIELD, reason: `${where} did not answer as Redis (${detail}); ${tlsHint}` };
+}
+
+/** Rejects when the execution is cancelled; `done` removes the listener. */
+function cancellation(signal: AbortSignal | undefined): { cancelled: Promise<never>; done: () => void } {
+	if (!signal) return { cancelled: new Promise<never>(() => undefined), done: () => undefined };
+	let onAbort: () => void = () => undefined;
+	const cancelled = new Promise<never>((_resolve, reject) => {
+		onAbort = () => reject(new RedisUnavailable(REDIS_URL_FIELD, 'the execution was cancelled while waiting for Redis'));
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	cancelled.catch(() => undefined);
+	return { cancelled, done: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * One shared connection. Commands wait for it only while it is being opened; connecting is
+ * bounded by ioredis's connectTimeout (TCP and TLS) and commandTimeout (login, select, ready check).
+ */
+export class SharedRedis {
+	private client?: Redis;
+	private opening?: Promise<Redis>;
+	private lastError?: Error;
+	readonly where: string;
+
+	constructor(
+		private readonly target: RedisTarget,
+		private readonly tlsCa?: string,
+	) {
+		this.where = `${target.host}:${target.port}${target.database ? `/${target.database}` : ''}`;
+	}
+
+	/** Runs a script: EVALSHA, then EVAL once when Redis answers NOSCRIPT. */
+	async runScript(script: RedisScript, keys: string[], args: Array<string | number>, options: RedisCallOptions = {}): Promise<unknown> {
+		const argv = [script.keyCount, ...keys, ...args];
+		return await this.run(async (send) =>
+			send('evalsha', [script.sha, ...argv]).catch(async (error: unknown) => {
+				if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return await send('eval', [script.source, ...argv]);
+				return await Promise.reject(error);
+			}),
+		options);
+	}
+
+	/** One command, e.g. `command('SET', [key, value, 'NX', 'PX', ms])`; answers as ioredis does (strings, numbers, arrays, null). */
+	async command(name: string, args: Array<string | number>, options: RedisCallOptions = {}): Promise<unknown> {
+		return await this.run(async (send) => await send(name, args), options);
+	}
+
+	/**
+	 * Sends commands on the connection, each with the call's deadline; every failure, the
+	 * connection's included, is a RedisUnavailable naming the field to fix.
+	 */
+	private async run<T>(work: (send: (name: string, args: Array<string | number>) => Promise<unknown>) => Promise<T>, options: RedisCallOptions): Promise<T> {
+		const { signal } = options;
+		if (signal?.aborted) throw new RedisUnavailable(REDIS_URL_FIELD, 'the execution was cancelled before Redis was asked');
+		const limitMs = Math.max(1, Math.min(options.timeoutMs ?? redisTimeouts.commandMs, redisTimeouts.commandMs));
+		const { cancelled, done } = cancellation(signal);
+		try {
+			const client = await Promise.race([this.open(), cancelled]);
+			const send = async (name: string, args: Array<string | number>) => {
+				const command = new Command(name, args, { replyEncoding: 'utf8' });
+				// Set before sending, so it wins over the connection's longer commandTimeout.
+				command.setTimeout(limitMs);
+				return await client.sendCommand(command);
+			};
+			return await Promise.race([work(send), cancelled]);
+		} catch (error) {
+			throw this.explain(error, limitMs);
+		} finally {
+			done();
+		}
+	}
+
+	private explain(error: unknown, limitMs: number): RedisUnavailable {
+		if (error instanceof RedisUnavailable) return error;
+		const message = error instanceof Error ? error.message : String(error);
+		if (/Command timed out/i.test(message)) return new RedisUnavailable(REDIS_URL_FIELD, `no answer from Redis at ${this.where} within ${limitMs / 1000} s`);
+		// A reply error: Redis answered but refused (a script error, OOM, a read-only replica).
+		if (error instanceof Error && error.name === 'ReplyError') {
+			const { field, reason } = connectionReason(error, this.where, this.target);
+			if (field === REDIS_PASSWORD_FIELD) return new RedisUnavailable(field, reason);
+			return new RedisUnavailable(REDIS_URL_FIELD, `Redis at ${this.where} refused the command (${message.split('\n')[0].slice(0, 160)})`);
+		}
+		const { field, reason } = connectionReason(this.lastError ?? (error instanceof Error ? error : undefined), this.where, this.target);
+		return new RedisUnavailable(field, reason);
+	}
+
+	private async open(): Promise<Redis> {
+		if (this.client?.status === 'ready') return this.client;
+		this.opening ??= this.connect().finally(() => {
+			this.opening = undefined;
+		});
+		return await this.opening;
+	}
+
+	private async connect(): Promise<Redis> {
+		this.client?.disconnect();
+		this.lastError = undefined;
+		const { host, port, tls, username, password, database } = this.target;
+		const client = new Redis({
+			host,
+			port,
+			username,
+			password,
+			db: database,
+			lazyConnect: true,
+			connectTimeout: redisTimeouts.connectMs,
+			commandTimeout: redisTimeouts.commandMs,
+			// No queue while disconnected and no reconnect loop: a command fails at once, the next call reconnects.
+			enableOfflineQueue: false,
+			maxRetriesPerRequest: 0,
+			retryStrategy: () => null,
+			autoResubscribe: false,
+			disableClientInfo: true,
+			tls: tls ? { servername: /^[\d.]+$|:/.test(host) ? undefined : host, ...(this.tlsCa ? { ca: this.tlsCa } : {}) } : undefined,
+		});
+		this.client = client;
+		// Kept to explain a failed connect; without a listener ioredis would print errors to the console.
+		client.on('error', (error: Error) => {
+			this.lastError ??= error;
+		});
+		await client.connect();
+		// Never the reason a process stays alive.
+		client.stream?.unref?.();
+		return client;
+	}
+
+	/** Closes the connection; a later call opens a new one. */
+	close(): void {
+		this.client?.disconnect();
+		this.client = undefined;
+	}
+}
+
+const connections = new Map<string, { redis: SharedRedis; owners: Set<string> }>();
+const ownerKeys = new Map<string, string>();
+
+/** Identifies the settings by a hash, as they hold the password. */
+function connectionKey(settings: RedisSettings): string {
+	return createHash('sha256').update(`${settings.url.trim()}\n${settings.password ?? ''}\n${settings.tlsCa ?? ''}`).digest('hex');
+}
+
+/**
+ * The process's connection for these settings. `owner` (a credential's hash) ties it to a
+ * credential: when that credential's settings change, its old connection closes unless another
+ * credential still uses it. Throws RedisUnavailable for a bad URL.
+ */
+export function redisFor(settings: RedisSettings, owner: string): SharedRedis {
+	const key = connectionKey(settings);
+	let entry = connections.get(key);
+	if (!entry) {
+		const target = parseRedisUrl(settings.url.trim());
+		if (settings.password) target.password = settings.password;
+		entry = { redis: new SharedRedis(target, settings.tlsCa?.trim() || undefined), owners: new Set() };
+		connections.set(key, entry);
+	}
+	const previous = ownerKeys.get(owner);
+	if (previous !== key) {
+		ownerKeys.set(owner, key);
+		entry.owners.add(owner);
+		if (previous !== undefined) releaseOwner(previous, owner);
+	}
+	return entry.redis;
+}
+
+/** The credential no longer uses Redis (its URL was cleared): its connection closes if nobody else uses it. */
+export function releaseRedis(owner: string): void {
+	const previous = ownerKeys.get(owner);
+	if (previous === undefined) return;
+	ownerKeys.delete(owner);
+	releaseOwner(previous, owner);
+}
+
+function releaseOwner(key: string, owner: string) {
+	const entry = connections.get(key);
+	if (!entry) return;
+	entry.owners.delete(owner);
+	if (entry.owners.size === 0) {
+		entry.redis.close();
+		connections.delete(key);
+	}
+}
+
+/** Closes every connection of this process (tests, shutdown). */
+export function closeAllRedis(): void {
+	for (const { redis } of connections.values()) redis.close();
+	connections.clear();
+	ownerKeys.clear();
+}
+
+/** How many connections this process holds (tests). */
+export function openRedisCount(): number {
+	return connections.size;
+}
