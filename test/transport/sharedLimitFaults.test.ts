@@ -6,9 +6,11 @@
 import { rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { ICredentialTestFunctions } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { testGatewayCredential } from '../../nodes/shared/client';
 import { GatewayFailure } from '../../nodes/shared/errors';
 import { closeAllRedis, redisTimeouts } from '../../nodes/shared/redis';
 import { callCertainlyFailed } from '../../nodes/shared/state';
@@ -238,6 +240,25 @@ describe('shared limit faults before an SMS leaves', () => {
 		expect(['not-sent', 'cancelled']).toContain(outcome.kind);
 		expect(sendCalls()).toBe(outcome.kind === 'cancelled' ? 1 : 0);
 		emulator.clearFaults();
+	});
+});
+
+describe('the credential test', () => {
+	const test = (sharedLimitRedisUrl: string, sharedLimitRedisPassword = 'right-password') =>
+		testGatewayCredential.call({} as ICredentialTestFunctions, {
+			id: '1',
+			name: 'gateway',
+			type: 'dataGatewayApi',
+			data: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, sharedLimitRedisUrl, sharedLimitRedisPassword },
+		});
+
+	it('checks the shared Redis too, naming the field to fix', async () => {
+		expect(await test(redis.url)).toEqual({ status: 'OK', message: expect.stringMatching(/the shared Redis answered/) });
+		expect(await test(redis.url, 'wrong-one')).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^The gateway accepted the appCode, but the shared Redis cannot be used: "Shared Limit Redis Password": Redis at/),
+		});
+		expect(await test(`redis://127.0.0.1:${await freePort()}`)).toEqual({ status: 'Error', message: expect.stringMatching(/"Shared Limit Redis URL": nothing answers at/) });
 	});
 });
 
