@@ -87,11 +87,17 @@ export class SharedRedis {
 	private lastError?: Error;
 	readonly where: string;
 
+	private readonly target: RedisTarget;
+	/** Why the URL cannot be used, when it cannot. */
+	private readonly invalid?: RedisUnavailable;
+
 	constructor(
-		private readonly target: RedisTarget,
+		target: RedisTarget | RedisUnavailable,
 		private readonly tlsCa?: string,
 	) {
-		this.where = `${target.host}:${target.port}${target.database ? `/${target.database}` : ''}`;
+		if (target instanceof RedisUnavailable) this.invalid = target;
+		this.target = target instanceof RedisUnavailable ? { host: '', port: 0, tls: false, database: 0 } : target;
+		this.where = `${this.target.host}:${this.target.port}${this.target.database ? `/${this.target.database}` : ''}`;
 	}
 
 	/** Runs a script: EVALSHA, then EVAL once when Redis answers NOSCRIPT. */
@@ -118,6 +124,8 @@ export class SharedRedis {
 	private async run<T>(work: (send: (name: string, args: Array<string | number>) => Promise<unknown>) => Promise<T>, options: RedisCallOptions): Promise<T> {
 		const { signal } = options;
 		if (signal?.aborted) throw cancelReason(signal);
+		// A URL that cannot be used fails each call, before anything is sent, like an unreachable Redis.
+		if (this.invalid) throw this.invalid;
 		const limitMs = Math.max(1, Math.min(options.timeoutMs ?? redisTimeouts.commandMs, redisTimeouts.commandMs));
 		const { cancelled, done } = cancellation(signal);
 		try {
@@ -221,14 +229,19 @@ function connectionKey(settings: RedisSettings): string {
 /**
  * The process's connection for these settings. `owner` (a credential's hash) ties it to a
  * credential: when that credential's settings change, its old connection closes unless another
- * credential still uses it. Throws RedisUnavailable for a bad URL.
+ * credential still uses it. A URL it cannot use fails each call (RedisUnavailable), not this.
  */
 export function redisFor(settings: RedisSettings, owner: string): SharedRedis {
 	const key = connectionKey(settings);
 	let entry = connections.get(key);
 	if (!entry) {
-		const target = parseRedisUrl(settings.url.trim());
-		if (settings.password) target.password = settings.password;
+		let target: RedisTarget | RedisUnavailable;
+		try {
+			target = parseRedisUrl(settings.url.trim());
+			if (settings.password) target.password = settings.password;
+		} catch (error) {
+			target = error as RedisUnavailable;
+		}
 		entry = { redis: new SharedRedis(target, settings.tlsCa?.trim() || undefined), owners: new Set() };
 		connections.set(key, entry);
 	}

@@ -140,6 +140,15 @@ describe('shared limit faults before an SMS leaves', () => {
 		expect(failure.message).toMatch(/nothing answers at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
 	});
 
+	it.each([
+		['an http:// URL', 'http://127.0.0.1:6379', /must start with redis:\/\/ or rediss:\/\//],
+		['a database that is not a number', 'redis://127.0.0.1:6379/zero', /the path must be a database number/],
+	])('%s', async (_name, url, reason) => {
+		const failure = await failureOf(sendOne(smsClient(url)));
+		expectNotSent(failure, URL_FIELD);
+		expect(failure.message).toMatch(reason);
+	});
+
 	it('an HTTP server', async () => {
 		const server = createHttpServer((_request, response) => response.end('hello'));
 		servers.push(server as unknown as Server);
