@@ -128,8 +128,10 @@ export class SharedRedis {
 		if (this.invalid) throw this.invalid;
 		const limitMs = Math.max(1, Math.min(options.timeoutMs ?? redisTimeouts.commandMs, redisTimeouts.commandMs));
 		const { cancelled, done } = cancellation(signal);
+		let connected = false;
 		try {
 			const client = await Promise.race([this.open(), cancelled]);
+			connected = true;
 			const send = async (name: string, args: Array<string | number>) => {
 				const command = new Command(name, args, { replyEncoding: 'utf8' });
 				// Set before sending, so it wins over the connection's longer commandTimeout.
@@ -140,13 +142,13 @@ export class SharedRedis {
 		} catch (error) {
 			// A cancellation is no fault of Redis: it keeps its own reason.
 			if (signal?.aborted) throw cancelReason(signal);
-			throw this.explain(error, limitMs);
+			throw this.explain(error, limitMs, connected);
 		} finally {
 			done();
 		}
 	}
 
-	private explain(error: unknown, limitMs: number): RedisUnavailable {
+	private explain(error: unknown, limitMs: number, connected: boolean): RedisUnavailable {
 		if (error instanceof RedisUnavailable) return error;
 		const message = error instanceof Error ? error.message : String(error);
 		if (/Command timed out/i.test(message)) return new RedisUnavailable(REDIS_URL_FIELD, `no answer from Redis at ${this.where} within ${limitMs / 1000} s`);
@@ -156,7 +158,13 @@ export class SharedRedis {
 			if (field === REDIS_PASSWORD_FIELD) return new RedisUnavailable(field, reason);
 			return new RedisUnavailable(REDIS_URL_FIELD, `Redis at ${this.where} refused the command (${message.split('\n')[0].slice(0, 160)})`);
 		}
-		const { field, reason } = connectionReason(this.lastError ?? (error instanceof Error ? error : undefined), this.where, this.target);
+		const cause = this.lastError ?? (error instanceof Error ? error : undefined);
+		if (connected) {
+			// The connection had answered as Redis: it was lost (a restart, a network fault, a stray reply).
+			const detail = ((cause as { code?: string } | undefined)?.code ?? cause?.message ?? 'closed').slice(0, 120);
+			return new RedisUnavailable(REDIS_URL_FIELD, `the connection to Redis at ${this.where} was lost (${detail}); the next call reconnects`);
+		}
+		const { field, reason } = connectionReason(cause, this.where, this.target);
 		return new RedisUnavailable(field, reason);
 	}
 
