@@ -112,6 +112,24 @@ describe('a failure mid-batch', () => {
 	});
 });
 
+describe('a send that certainly did not go out', () => {
+	it('says "not sent", lets go of its records, and the same message is sent once the URL is fixed', async () => {
+		// Nothing listens on port 1: the request never leaves.
+		const refused = await runSms(sendParameters(), [{ phone: '13900016001' }], { credential: { baseUrl: 'http://127.0.0.1:1', maxRetries: 0 } });
+		expect(refused.error?.message).toMatch(/not sent/);
+		expect(refused.error?.message).not.toMatch(/may have been sent/);
+		const fixed = await runSms(sendParameters(), [{ phone: '13900016001' }]);
+		expect(fixed.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(acceptedSends()).toBe(1);
+	});
+
+	it('a gateway refusal names the number that was not sent to', async () => {
+		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/send', retryAfterSeconds: 0 }] });
+		const refused = await runSms(sendParameters(), [{ phone: '13900016002' }], { credential: { maxRetries: 0 } });
+		expect(refused.error?.message).toMatch(/429.*\(the SMS to 13900016002 was not sent\)$/);
+	});
+});
+
 describe('spending cap with the message length not given', () => {
 	/** A long template (150 characters with the signature: 3 segments), approved. */
 	async function longTemplate(): Promise<number> {

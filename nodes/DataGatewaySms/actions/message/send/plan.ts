@@ -149,7 +149,8 @@ function notApprovedProblem(id: number, status: number | null | undefined, reaso
 }
 
 /** A Retry On Fail re-run of an item sent earlier in this run: the earlier send stands, whatever the fields give now. */
-function planFromEarlier(run: SendRun, itemIndex: number, key: string, sent: SentRequest): SendPlan {
+function planFromEarlier(run: SendRun, itemIndex: number, key: string, earlier: { outcome: Promise<string>; request: unknown }): SendPlan {
+	const sent = earlier.request as SentRequest;
 	let changed: string[];
 	try {
 		changed = changedParts(sent.request, readRequest(run.ctx, itemIndex).request);
@@ -163,7 +164,7 @@ function planFromEarlier(run: SendRun, itemIndex: number, key: string, sent: Sen
 		params: sent.request,
 		message: messageFingerprint({ account: run.client.accountKey, ...sent.request }),
 		size: sent.size,
-		earlier: { sent, changed },
+		earlier: { sent, outcome: earlier.outcome, changed },
 	};
 }
 
@@ -176,7 +177,7 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 	// Found by node, run index and item: on a retry the expressions may give another request.
 	const key = runKey(ctx, itemIndex, 'smsSend');
 	const earlier = memory.sends.get(key);
-	if (earlier) return planFromEarlier(run, itemIndex, key, earlier.request as SentRequest);
+	if (earlier) return planFromEarlier(run, itemIndex, key, earlier);
 
 	const { request, variables } = readRequest(ctx, itemIndex);
 	const { signId, templateId } = request;

@@ -44,8 +44,8 @@ export interface SendPlan {
 	size?: MessageSize;
 	/** Where the texts behind `size` came from: the node's options or the gateway (free queries). */
 	lengthFrom?: 'options' | 'gateway';
-	/** Set when the item was already sent in this run (Retry On Fail): what that send was, and what differs now. */
-	earlier?: { sent: SentRequest; changed: string[] };
+	/** Set when the item was already sent in this run (Retry On Fail): that send, its outcome, and what differs now. */
+	earlier?: { sent: SentRequest; outcome: Promise<string>; changed: string[] };
 }
 
 export interface SendOutcome extends Partial<MessageSize> {

@@ -30,7 +30,7 @@ export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcom
 		templateId: plan.params.templateId,
 		...(records.acrossRestarts ? {} : { sendRecords: 'this n8n process only' }),
 	};
-	const earlier = plan.earlier ? memory.sends.get(plan.key) : undefined;
+	const earlier = plan.earlier;
 	if (!earlier && run.decisions.get(plan.itemIndex)?.kind === 'repeat') {
 		return { taskId: null, ...base, deduplicated: false, skippedAsRepeat: true, costYuan: 0, ...plan.size };
 	}
@@ -43,7 +43,7 @@ export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcom
 			const cause = error instanceof GatewayFailure ? error : new GatewayFailure({ kind: 'outcome-unknown', operation: 'smsSend', message: String(error) });
 			throw asNodeError(ctx.getNode(), unknownOutcome(cause, `not sent again: an earlier attempt in this run to ${plan.phone} has an unknown outcome (${cause.message})`), plan.itemIndex);
 		}
-		const changed = plan.earlier?.changed ?? [];
+		const { changed } = earlier;
 		run.sent.set(plan.itemIndex, taskId);
 		return {
 			taskId,
