@@ -206,6 +206,19 @@ describe('Send and Check Delivery at batch speed', () => {
 		expect(paths.lastIndexOf('/sms/send')).toBeLessThan(paths.indexOf('/sms/query_status'));
 	});
 
+	it('a status that cannot be read ends the node with the task ID, without waiting out the other items', async () => {
+		// Deliveries never end here; without the stop the node would wait the full 10 minutes for the other two.
+		emulator.setFaults({ sequence: [{ kind: '500', path: '/sms/query_status' }] });
+		const result = await runSms(
+			sendParameters({ operation: 'sendAndCheck', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 600 }),
+			[{ phone: '13900015003' }, { phone: '13900015004' }, { phone: '13900015005' }],
+			{ credential: { maxRetries: 0 } },
+		);
+		expect(result.error?.message).toMatch(/the SMS was sent as task [\w-]+, but its status could not be read/);
+		expect(result.error?.message).toMatch(/already sent, and not sent again when the execution is retried: item 1 \(task [\w-]+\), item 2 \(task [\w-]+\), item 3 \(task [\w-]+\)/);
+		expect(acceptedSends()).toBe(3);
+	});
+
 	it('under Continue On Fail a refused item becomes an error item in its place; the others are followed', async () => {
 		emulator.configure({ deliveryDelayMs: 0 });
 		const result = await runSms(
