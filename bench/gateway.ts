@@ -10,7 +10,7 @@ export interface EmulatorProcess {
 	demo: { appCode: string; memberAppCode: string; signatureId: string; templateId: string };
 	setFaults(faults: Faults): Promise<void>;
 	configure(config: Partial<EmulatorConfig>): Promise<void>;
-	ledger(): Promise<{ totals: { calls: number; billedCalls: number; rejected429: number; faulted: number }; calls: Array<{ at: number; kind: string; code: number | null }> }>;
+	ledger(): Promise<{ totals: { calls: number; billedCalls: number; rejected429: number; faulted: number }; calls: Array<{ at: number; path: string; kind: string; code: number | null }> }>;
 	reset(): Promise<void>;
 	stop(): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * in real n8n, per-item overhead against a bare undici loop, peak memory, and real n8n in queue
  * mode (2 workers sharing a rate cap; CPU per item beside the HTTP Request node). Prints a table and
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
- * part alone and puts its section into the existing report.
+ * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
+ * for Send and Check Delivery over a batch (bench/sendAndCheck.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import { queueMode, type QueueModeResult } from './queueMode';
+import { sendAndCheckBench, type SendAndCheckResult } from './sendAndCheck';
 import { sideBySide, type SideBySideRow } from './sideBySide';
 
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
@@ -199,13 +201,57 @@ Both include the same n8n work per item (webhook data, Split Out, saving the exe
 ${QUEUE_SECTION_END}`;
 }
 
-/** Puts the queue-mode section into REPORT.md, replacing an earlier one and keeping everything else. */
-function spliceQueueSection(report: string, section: string): string {
-	const start = report.indexOf(QUEUE_SECTION_START);
-	const end = report.indexOf(QUEUE_SECTION_END);
-	if (start >= 0 && end > start) return `${report.slice(0, start)}${section}${report.slice(end + QUEUE_SECTION_END.length)}`;
+/** Puts a section into REPORT.md, replacing an earlier one between the same markers and keeping everything else. */
+function spliceSection(report: string, section: string, startMarker = QUEUE_SECTION_START, endMarker = QUEUE_SECTION_END): string {
+	const start = report.indexOf(startMarker);
+	const end = report.indexOf(endMarker);
+	if (start >= 0 && end > start) return `${report.slice(0, start)}${section}${report.slice(end + endMarker.length)}`;
 	const chartLine = report.indexOf('![chart]');
 	return chartLine >= 0 ? `${report.slice(0, chartLine)}${section}\n\n${report.slice(chartLine)}` : `${report.trimEnd()}\n\n${section}\n`;
+}
+
+function sendAndCheckFigure(result: SendAndCheckResult): Figure {
+	const ratio = result.nodeMs / result.idealMs;
+	const pass = ratio <= 1.5 && result.sendSpreadMs <= 1000 && result.sendsBeforePolls && result.delivered === result.numbers;
+	return {
+		name: `8. Send and Check Delivery: ${result.numbers} numbers, each delivered ${result.deliveryDelayMs / 1000} s after its send, poll every ${result.pollIntervalMs / 1000} s`,
+		measured: `node ${Math.round(result.nodeMs)} ms (workflow ${Math.round(result.workflowMs)} ms), sends spread over ${result.sendSpreadMs} ms, ${result.sendsBeforePolls ? 'every send before the first status query' : 'status queries began before the last send'}, ${result.delivered} of ${result.numbers} delivered, ${result.statusQueries} status queries`,
+		target: `node ≤ 1.5 × ideal ${result.idealMs} ms, every send within 1 s of the first`,
+		ratio,
+		limit: 1.5,
+		pass,
+		note: `${ratio.toFixed(2)} × ideal`,
+	};
+}
+
+const SEND_AND_CHECK_START = '<!-- send-and-check -->';
+const SEND_AND_CHECK_END = '<!-- /send-and-check -->';
+
+function sendAndCheckSection(figure: Figure, stamp: string): string {
+	return `${SEND_AND_CHECK_START}
+## 8. Send and Check Delivery over a batch (${stamp})
+
+Through n8n-core's WorkflowExecute with the built package; the emulator in its own process confirms each message 2 s after its send. Ideal: the sends at once, the delivery delay, and at most one poll interval. Node time is the SMS node's execution time as n8n records it.
+
+| measurement | measured | target | result |
+| --- | --- | --- | --- |
+| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
+${SEND_AND_CHECK_END}`;
+}
+
+/** BENCH_ONLY=sendAndCheck: only the Send and Check part, spliced into the existing report. */
+async function sendAndCheckOnly() {
+	const emulator = await startEmulatorProcess();
+	try {
+		const figure = sendAndCheckFigure(await sendAndCheckBench(emulator));
+		console.log(figure);
+		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
+		const path = join(RESULTS, 'REPORT.md');
+		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), sendAndCheckSection(figure, stamp), SEND_AND_CHECK_START, SEND_AND_CHECK_END));
+		console.log(`Report: bench/results/REPORT.md`);
+	} finally {
+		await emulator.stop();
+	}
 }
 
 const machineLine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -219,7 +265,7 @@ async function queueOnly() {
 		console.log(figure, result.cpu);
 		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
 		const path = join(RESULTS, 'REPORT.md');
-		writeFileSync(path, spliceQueueSection(readFileSync(path, 'utf8'), queueSection(result, figure, stamp)));
+		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), queueSection(result, figure, stamp)));
 		console.log(`Report: bench/results/REPORT.md`);
 	} finally {
 		await emulator.stop();
@@ -261,11 +307,13 @@ async function main() {
 	const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
 	if (build.status !== 0) process.exit(1);
 	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
+	if (process.env.BENCH_ONLY === 'sendAndCheck') return await sendAndCheckOnly();
 	const started = Date.now();
 	const emulator = await startEmulatorProcess();
 	const figures: Figure[] = [];
 	let sideRows: SideBySideRow[] = [];
 	let queue: QueueModeResult | undefined;
+	let sendAndCheck: Figure | undefined;
 	try {
 		figures.push(await throughput(emulator));
 		console.log(figures.at(-1));
@@ -276,6 +324,9 @@ async function main() {
 		figures.push(await overhead(emulator));
 		console.log(figures.at(-1));
 		figures.push(memory(emulator));
+		console.log(figures.at(-1));
+		sendAndCheck = sendAndCheckFigure(await sendAndCheckBench(emulator));
+		figures.push(sendAndCheck);
 		console.log(figures.at(-1));
 		queue = await queueMode(emulator);
 		figures.push(queueFigure(queue));
@@ -305,6 +356,8 @@ ${table}
 ${sideBySideTable(sideRows)}
 
 ${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
+
+${sendAndCheck ? sendAndCheckSection(sendAndCheck, `${date}, ${machine}`) : ''}
 
 ![chart](chart.svg)
 

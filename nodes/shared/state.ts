@@ -31,8 +31,11 @@ export const recordsClock = { now: (): number => Date.now() };
 export class ExecutionMemory {
 	/** Answers to identical questions, shared by every run and node of the execution. */
 	readonly answers = new Map<string, SharedAnswer>();
-	/** SMS sends by runKey: a Retry On Fail re-run of the same run finds them. */
-	readonly sends = new Map<string, { outcome: Promise<string> }>();
+	/**
+	 * SMS sends by runKey(node, run, item) without the request: a Retry On Fail re-run finds them
+	 * even when its expressions evaluate differently; `request` is what was sent.
+	 */
+	readonly sends = new Map<string, { outcome: Promise<string>; request: unknown }>();
 	/** Creates, updates and deletes of signatures and templates, by runKey. */
 	readonly changes = new Map<string, { outcome: Promise<unknown> }>();
 	/** Yuan spent per account (credential) by the nodes of this execution. */

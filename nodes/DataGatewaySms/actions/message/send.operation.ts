@@ -2,7 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { runForEachItem } from '../../../shared/batch';
 import { callOptions, gatewayClient } from '../../../shared/client';
-import { planSend, reserveSends, runSends, sendFields, sendOnce, startSendRun } from './sendCore';
+import { sendFields } from './send/fields';
+import { planSend } from './send/plan';
+import { reserveSends } from './send/records';
+import { startSendRun } from './send/run';
+import { runSends, sendOnce } from './send/send';
 
 export const description: INodeProperties[] = sendFields(['send', 'sendAndCheck']);
 

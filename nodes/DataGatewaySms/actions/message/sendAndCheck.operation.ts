@@ -2,19 +2,17 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { runForEachItem } from '../../../shared/batch';
 import { callOptions, gatewayClient } from '../../../shared/client';
-import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
-import { smsTaskSchema, type SmsTask } from '../../../shared/schemas/sms';
-import { abortableSleep } from '../../../shared/sleep';
-import { SMS_TASK_STATUS, SMS_TASK_STATUS_LABELS } from '../../../shared/spec';
+import { asNodeError } from '../../../shared/errors';
 import { presentTask } from './getStatus.operation';
-import { planSend, reserveSends, runSends, sendOnce, startSendRun, type SendRun } from './sendCore';
+import { planSend } from './send/plan';
+import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
+import { reserveSends } from './send/records';
+import { startSendRun, type SendOutcome } from './send/run';
+import { runSends, sendOnce } from './send/send';
+
+export { deliveryOutcome };
 
 const show = { resource: ['message'], operation: ['sendAndCheck'] };
-const MIN_POLL_INTERVAL_SECONDS = 0.1;
-/** The outcome of a task's last status: delivered, failed, sending (the wait ran out), or unknown for a status the spec does not name. */
-export function deliveryOutcome(status: unknown): string {
-	return SMS_TASK_STATUS_LABELS[String(status)] ?? 'unknown';
-}
 
 export const description: INodeProperties[] = [
 	{
@@ -37,68 +35,72 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-function readSeconds(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string, minimum: number, fallback: number): number {
-	const value = Number(ctx.getNodeParameter(name, itemIndex, fallback));
-	if (!Number.isFinite(value) || value < minimum) {
-		throw inputError(ctx.getNode(), itemIndex, label, `"${value}" is not a number of at least ${minimum}`, `Enter a number of seconds, e.g. ${fallback}.`);
-	}
-	return value * 1000;
-}
-
-/** Asks for the status until it is final or the wait is over; each ask is a fresh, free query. */
-async function pollUntilFinal(run: SendRun, itemIndex: number, taskId: string, intervalMs: number, timeoutMs: number): Promise<SmsTask> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		let task: SmsTask;
-		try {
-			task = (await run.client.call('smsStatus', { id: taskId }, smsTaskSchema, run.options)).data;
-		} catch (error) {
-			// The message went out: the error must carry its task ID, or the user could not follow it up.
-			const withTaskId =
-				error instanceof GatewayFailure
-					? new GatewayFailure({
-							kind: error.kind,
-							operation: error.operation,
-							gatewayCode: error.gatewayCode,
-							httpStatus: error.httpStatus,
-							message: `the SMS was sent as task ${taskId}, but its status could not be read: ${error.message}`,
-							hint: `It was not sent again. Check it later with Message > Get Status and task ID ${taskId}, or wait for its delivery report.`,
-						})
-					: error;
-			throw asNodeError(run.ctx.getNode(), withTaskId, itemIndex);
-		}
-		if (task.status !== SMS_TASK_STATUS.sending || Date.now() + intervalMs > deadline) return task;
-		await abortableSleep(intervalMs, run.options.signal);
-	}
-}
+type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error: unknown };
 
 /**
- * Sends (at most once per item, like Send), then polls the status until it is final or the wait
- * times out. For n8n instances that the gateway's delivery reports cannot reach. Not n8n's
- * human-in-the-loop "send and wait": nothing waits for a reply.
+ * Sends every item first (at most once per item, like Send, within the limits), then follows all
+ * the tasks together until each is final or its wait times out. For n8n instances that the
+ * gateway's delivery reports cannot reach. Not n8n's human-in-the-loop "send and wait": nothing
+ * waits for a reply.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const run = startSendRun(this, client, callOptions(this));
-	return await runSends(run, async () => await runForEachItem(this, {
-		concurrency: client.settings.limiter.maxConcurrent,
-		plan: async (itemIndex) => ({
-			intervalMs: readSeconds(this, itemIndex, 'pollIntervalSeconds', 'Poll Interval (Seconds)', MIN_POLL_INTERVAL_SECONDS, 5),
-			timeoutMs: readSeconds(this, itemIndex, 'waitTimeoutSeconds', 'Wait Timeout (Seconds)', 1, 120),
-			send: await planSend(run, itemIndex),
-		}),
-		beforeCalls: async (plans) => await reserveSends(run, [...plans.values()].map((plan) => plan.send)),
-		execute: async (plan) => {
-			const sent = await sendOnce(run, plan.send);
-			if (sent.taskId === null) return { sent, task: undefined };
-			const task = await pollUntilFinal(run, plan.send.itemIndex, sent.taskId, plan.intervalMs, plan.timeoutMs);
-			return { sent, task };
-		},
-		output: ({ sent, task }) =>
-			({
-				...sent,
-				outcome: task ? deliveryOutcome(task.status) : 'skippedAsRepeat',
-				...(task ? { task: presentTask(task) } : {}),
-			}) as IDataObject,
-	}));
+	const settled = new Map<number, Settled>();
+	const polling = new Map<number, Polling>();
+	const keep = <T>(itemIndex: number, work: () => Promise<T>): Promise<T> =>
+		work().catch((error: unknown) => {
+			settled.set(itemIndex, { error });
+			throw error;
+		});
+	return await runSends(run, async () => {
+		// Every send first: a later item does not wait for an earlier one's delivery.
+		await runForEachItem(this, {
+			concurrency: client.settings.limiter.maxConcurrent,
+			plan: async (itemIndex) =>
+				await keep(itemIndex, async () => {
+					polling.set(itemIndex, readPolling(this, itemIndex));
+					return await planSend(run, itemIndex);
+				}),
+			beforeCalls: async (plans) => {
+				const refused = await reserveSends(run, [...plans.values()]);
+				for (const [itemIndex, error] of refused) settled.set(itemIndex, { error });
+				return refused;
+			},
+			execute: async (plan) =>
+				await keep(plan.itemIndex, async () => {
+					const sent = await sendOnce(run, plan);
+					settled.set(plan.itemIndex, { sent, sentAt: Date.now(), polling: polling.get(plan.itemIndex) as Polling });
+					return sent;
+				}),
+			output: (sent) => ({ ...sent }) as IDataObject,
+		});
+		// Then every task together; the items that failed above fail the same way here.
+		const poller = new DeliveryPoller(run);
+		const continueOnFail = this.continueOnFail();
+		return await runForEachItem(this, {
+			concurrency: this.getInputData().length,
+			plan: (itemIndex) => {
+				const item = settled.get(itemIndex);
+				if (!item) throw new Error(`Item ${itemIndex + 1} was not sent: the batch stopped before it`);
+				if ('error' in item) throw item.error;
+				return item;
+			},
+			execute: async ({ sent, sentAt, polling: wait }, itemIndex) => {
+				if (sent.taskId === null) return { sent, task: undefined };
+				try {
+					return { sent, task: await poller.follow(itemIndex, sent.taskId, sentAt, wait) };
+				} catch (error) {
+					if (!continueOnFail) poller.stop();
+					throw asNodeError(this.getNode(), error, itemIndex);
+				}
+			},
+			output: ({ sent, task }) =>
+				({
+					...sent,
+					outcome: task ? deliveryOutcome(task.status) : 'skippedAsRepeat',
+					...(task ? { task: presentTask(task) } : {}),
+				}) as IDataObject,
+		});
+	});
 }

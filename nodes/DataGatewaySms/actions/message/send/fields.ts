@@ -1,0 +1,153 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/spec';
+
+/** The fields of Send, shared by Send and Send and Check Delivery. */
+export function sendFields(operations: string[]): INodeProperties[] {
+	const show = { resource: ['message'], operation: operations };
+	return [
+		{
+			displayName: 'Signature ID',
+			name: 'signId',
+			type: 'number',
+			required: true,
+			default: 0,
+			description: 'ID of an approved signature (see the Signature resource)',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Template ID',
+			name: 'templateId',
+			type: 'number',
+			required: true,
+			default: 0,
+			description: 'ID of an approved template (see the Template resource)',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Phone Number',
+			name: 'phone',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: '13800138000',
+			description: 'A mainland mobile number. Spaces, dashes and a +86 prefix are removed.',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Template Variables',
+			name: 'variablesInput',
+			type: 'options',
+			options: [
+				{ name: 'None', value: 'none', description: 'The template has no variables' },
+				{ name: 'Key-Value Pairs', value: 'keyValue' },
+				{ name: 'JSON', value: 'json' },
+			],
+			default: 'keyValue',
+			description: 'How to give the values of the template\'s ${name} placeholders. With none, no params are sent.',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Variables',
+			name: 'variables',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			placeholder: 'Add Variable',
+			default: {},
+			description: `Values for the template's \${name} placeholders (at most ${MAX_TEMPLATE_VARIABLES}, each up to ${MAX_VARIABLE_VALUE_LENGTH} characters)`,
+			displayOptions: { show: { ...show, variablesInput: ['keyValue'] } },
+			options: [
+				{
+					name: 'variable',
+					displayName: 'Variable',
+					values: [
+						{
+							displayName: 'Name',
+							name: 'name',
+							type: 'string',
+							default: '',
+							placeholder: 'code',
+							description: 'The placeholder name without ${ }: letters and underscore only',
+						},
+						{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'The text to put in its place' },
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Variables (JSON)',
+			name: 'variablesJson',
+			type: 'json',
+			default: '{}',
+			description: 'A JSON object of variable names and values, e.g. {"code": "1234"}',
+			displayOptions: { show: { ...show, variablesInput: ['json'] } },
+		},
+		{
+			displayName: 'Options',
+			name: 'sendOptions',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			displayOptions: { show },
+			options: [
+				{
+					displayName: 'Max per Number per Day',
+					name: 'perDay',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 10, // DEFAULT_SMS_LIMITS.perDay; the linter wants a literal
+					description: `Messages this node sends to one number in one calendar day, China time (UTC+8), counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perDay}`,
+				},
+				{
+					displayName: 'Max per Number per Hour',
+					name: 'perHour',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 5, // DEFAULT_SMS_LIMITS.perHour; the linter wants a literal
+					description: `Messages this node sends to one number in one calendar hour, counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perHour}`,
+				},
+				{
+					displayName: 'Max per Number per Minute',
+					name: 'perMinute',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 1, // DEFAULT_SMS_LIMITS.perMinute; the linter wants a literal
+					description: `Messages this node sends to one number in one calendar minute, counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perMinute}`,
+				},
+				{
+					displayName: 'Read Template and Signature',
+					name: 'readTemplate',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length (signature with its 【】 and content; the 2 brackets count, so the estimate is never below the bill), segments and estimated cost',
+				},
+				{
+					displayName: 'Repeat Window (Minutes)',
+					name: 'repeatWindowMinutes',
+					type: 'number',
+					typeOptions: { minValue: 0 },
+					default: 10,
+					description:
+						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes, and outputs skippedAsRepeat: true instead. Runs within one execution (loops) always send. Checked in tenths of the window: a repeat within 90% of it is always caught. 0 turns it off.',
+				},
+				{
+					displayName: 'Signature Text',
+					name: 'signatureText',
+					type: 'string',
+					default: '',
+					description:
+						'The text of the signature without 【】, to count the message length without reading it from the gateway; the 2 brackets the gateway adds are counted too (ignored when Read Template and Signature is on)',
+				},
+				{
+					displayName: 'Template Content',
+					name: 'templateContent',
+					type: 'string',
+					default: '',
+					description:
+						'The text of the template with its ${name} placeholders: the variables are checked against it and the message length counted, without reading it from the gateway (ignored when Read Template and Signature is on)',
+				},
+			],
+		},
+	];
+}

@@ -1,0 +1,206 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { checkMobileNumber } from '../../../../shared/checks/phone';
+import { checkVariables, checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../../shared/checks/sms';
+import { inputError } from '../../../../shared/errors';
+import { signatureSchema, templateSchema } from '../../../../shared/schemas/sms';
+import { messageFingerprint } from '../../../../shared/smsGuard';
+import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/spec';
+import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state';
+import type { SendPlan, SendRun, SentRequest, SmsRequest } from './run';
+
+function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
+	const fail = (problem: string) =>
+		inputError(ctx.getNode(), itemIndex, 'Variables', problem, 'Give an object of names and text values, e.g. {"code": "1234"}.');
+	const input = ctx.getNodeParameter('variablesInput', itemIndex, 'keyValue') as string;
+	if (input === 'none') return {};
+	if (input === 'json') {
+		let value = ctx.getNodeParameter('variablesJson', itemIndex, '{}') as unknown;
+		if (typeof value === 'string') {
+			try {
+				value = value.trim() === '' ? {} : JSON.parse(value);
+			} catch {
+				throw fail('is not valid JSON');
+			}
+		}
+		if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('is not a JSON object');
+		return Object.fromEntries(
+			Object.entries(value as IDataObject).map(([name, inner]) => {
+				if (inner !== null && typeof inner === 'object') throw fail(`"${name}" is not a text or number value`);
+				return [name, String(inner ?? '')];
+			}),
+		);
+	}
+	const pairs = (ctx.getNodeParameter('variables.variable', itemIndex, []) as Array<{ name?: string; value?: unknown }>) ?? [];
+	const variables: Record<string, string> = {};
+	for (const pair of pairs) {
+		const name = String(pair.name ?? '').trim();
+		if (name === '') throw fail('has a variable without a name');
+		if (name in variables) throw fail(`has "${name}" twice`);
+		variables[name] = String(pair.value ?? '');
+	}
+	return variables;
+}
+
+function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string): number {
+	const value = Number(ctx.getNodeParameter(name, itemIndex, 0));
+	if (!Number.isInteger(value) || value <= 0) {
+		throw inputError(ctx.getNode(), itemIndex, label, `"${value}" is not a positive whole number`, `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}.`);
+	}
+	return value;
+}
+
+/** The item's request from its fields, checked: number, IDs and variables. */
+function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
+	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
+	const templateId = readId(ctx, itemIndex, 'templateId', 'Template ID');
+	const phone = checkMobileNumber(ctx.getNodeParameter('phone', itemIndex, '') as string);
+	if (!phone.ok) throw inputError(ctx.getNode(), itemIndex, 'Phone Number', phone.value, 'Enter a mainland mobile number like 13800138000.');
+	const variables = readVariables(ctx, itemIndex);
+	const problem = checkVariables(variables);
+	if (problem) throw inputError(ctx.getNode(), itemIndex, 'Variables', problem, 'Fix the variable names and values to match the template.');
+	// params is left out when there are no variables: the gateway refuses it for templates without any.
+	const request: SmsRequest = {
+		signId,
+		templateId,
+		phone: phone.value,
+		...(Object.keys(variables).length > 0 ? { params: variables as IDataObject } : {}),
+	};
+	return { request, variables };
+}
+
+/** Which parts of the request differ from the one sent earlier in this run. */
+function changedParts(earlier: SmsRequest, now: SmsRequest): string[] {
+	const variables = (request: SmsRequest) => JSON.stringify(Object.entries(request.params ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)));
+	const changed: string[] = [];
+	if (earlier.phone !== now.phone) changed.push('phone');
+	if (earlier.signId !== now.signId) changed.push('signId');
+	if (earlier.templateId !== now.templateId) changed.push('templateId');
+	if (variables(earlier) !== variables(now)) changed.push('variables');
+	return changed;
+}
+
+interface KnownTexts {
+	signature?: string;
+	template?: string;
+	/** Where the texts came from, said in the spending-cap check. */
+	from?: 'options' | 'gateway';
+	/** Set when the user asked to read the signature and template (their review is then checked too). */
+	read?: { signatureStatus?: number | null; templateStatus?: number | null; templateError?: string | null; signatureError?: string | null };
+}
+
+/** A free query, asked once per execution and credential: the answer is shared by every item. */
+function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
+	return sharedAnswer(run.memory.answers, key, runIdOf(run.ctx), load).answer;
+}
+
+async function readTexts(run: SendRun, signId: number, templateId: number) {
+	const { client, options } = run;
+	const signatureParams = { id: String(signId) };
+	const templateParams = { id: String(templateId) };
+	return await Promise.all([
+		askOnce(run, client.questionKey('signatureGet', signatureParams), async () => (await client.call('signatureGet', signatureParams, signatureSchema, options)).data),
+		askOnce(run, client.questionKey('templateGet', templateParams), async () => (await client.call('templateGet', templateParams, templateSchema, options)).data),
+	]);
+}
+
+/**
+ * Signature and template text: read from the gateway when asked to, otherwise from the options.
+ * With a spending cap and either text unknown they are read too (free queries), so that the cap
+ * counts every segment of a long message rather than one per SMS.
+ */
+async function knownTexts(run: SendRun, itemIndex: number, signId: number, templateId: number): Promise<KnownTexts> {
+	const sendOptions = run.ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
+	if (sendOptions.readTemplate === true) {
+		const [signature, template] = await readTexts(run, signId, templateId);
+		return {
+			signature: signature.name ?? undefined,
+			template: template.content ?? undefined,
+			from: 'gateway',
+			read: { signatureStatus: signature.status, signatureError: signature.error, templateStatus: template.status, templateError: template.error },
+		};
+	}
+	const given: KnownTexts = {
+		signature: (sendOptions.signatureText as string) || undefined,
+		template: (sendOptions.templateContent as string) || undefined,
+		from: 'options',
+	};
+	if (run.meter.capYuan <= 0 || (given.signature !== undefined && given.template !== undefined)) return given;
+	try {
+		const [signature, template] = await readTexts(run, signId, templateId);
+		return { signature: given.signature ?? signature.name ?? undefined, template: given.template ?? template.content ?? undefined, from: 'gateway' };
+	} catch (error) {
+		throw new NodeOperationError(
+			run.ctx.getNode(),
+			`Item ${itemIndex + 1}: the spending cap needs the message length, and the signature ${signId} or template ${templateId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+			{
+				description:
+					'The message was not sent. Check the Signature ID and Template ID, or give Signature Text and Template Content in Options so the length is known without reading them.',
+				itemIndex,
+			},
+		);
+	}
+}
+
+function notApprovedProblem(id: number, status: number | null | undefined, reason: string | null | undefined): string | undefined {
+	if (status === undefined || status === null || status === REVIEW_STATUS.approved) return undefined;
+	const label = REVIEW_STATUS_LABELS[String(status)] ?? `in status ${status}`;
+	return `${id} is ${label}${reason ? ` (${reason})` : ''}; the gateway sends only with an approved one`;
+}
+
+/** A Retry On Fail re-run of an item sent earlier in this run: the earlier send stands, whatever the fields give now. */
+function planFromEarlier(run: SendRun, itemIndex: number, key: string, earlier: { outcome: Promise<string>; request: unknown }): SendPlan {
+	const sent = earlier.request as SentRequest;
+	let changed: string[];
+	try {
+		changed = changedParts(sent.request, readRequest(run.ctx, itemIndex).request);
+	} catch {
+		changed = ['unreadable'];
+	}
+	return {
+		itemIndex,
+		key,
+		phone: sent.request.phone,
+		params: sent.request,
+		message: messageFingerprint({ account: run.client.accountKey, ...sent.request }),
+		size: sent.size,
+		earlier: { sent, outcome: earlier.outcome, changed },
+	};
+}
+
+/**
+ * Reads and checks one item's send, in item order, before anything is paid: the number, the
+ * variables, the template's placeholders and approval when known, and the per-number limits.
+ */
+export async function planSend(run: SendRun, itemIndex: number): Promise<SendPlan> {
+	const { ctx, client, memory } = run;
+	// Found by node, run index and item: on a retry the expressions may give another request.
+	const key = runKey(ctx, itemIndex, 'smsSend');
+	const earlier = memory.sends.get(key);
+	if (earlier) return planFromEarlier(run, itemIndex, key, earlier);
+
+	const { request, variables } = readRequest(ctx, itemIndex);
+	const { signId, templateId } = request;
+	const message = messageFingerprint({ account: client.accountKey, ...request });
+	const texts = await knownTexts(run, itemIndex, signId, templateId);
+	const size = texts.signature !== undefined && texts.template !== undefined ? messageSize(texts.signature, renderTemplate(texts.template, variables)) : undefined;
+
+	const refuse = (field: string, problem: string, fix: string) =>
+		texts.read
+			? new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: ${field} ${problem}`, {
+					description: `${fix} The message was not sent; only the free template and signature queries were made.`,
+					itemIndex,
+				})
+			: inputError(ctx.getNode(), itemIndex, field, problem, fix);
+	const signatureProblem = notApprovedProblem(signId, texts.read?.signatureStatus, texts.read?.signatureError);
+	if (signatureProblem) throw refuse('Signature ID', signatureProblem, 'Wait for the review to end (Signature > Get shows it) or use an approved signature.');
+	const templateProblem = notApprovedProblem(templateId, texts.read?.templateStatus, texts.read?.templateError);
+	if (templateProblem) throw refuse('Template ID', templateProblem, 'Wait for the review to end (Template > Get shows it) or use an approved template.');
+	// Template text the user gave or asked to read is checked; one read only for the cap counts length only.
+	const templateGiven = texts.read !== undefined || Boolean((ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject).templateContent);
+	if (texts.template !== undefined && templateGiven) {
+		const mismatch = checkVariablesAgainstTemplate(texts.template, variables);
+		if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${texts.template}`);
+	}
+	return { itemIndex, key, phone: request.phone, params: request, message, size, lengthFrom: size ? texts.from : undefined };
+}

@@ -1,0 +1,70 @@
+import { NodeOperationError } from 'n8n-workflow';
+
+import { inputError } from '../../../../shared/errors';
+import type { SendDecision } from '../../../../shared/smsGuard';
+import { priceOf, roundYuan } from '../../../../shared/spend';
+import type { SendPlan, SendRun } from './run';
+
+/** What a send costs when delivered: segments × price when the text is known, else one message. */
+export const costOf = (plan: SendPlan): number => plan.size?.estimatedCostYuan ?? priceOf('smsSend');
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** How the cap counted the messages' lengths, for the cap error and the execution hint. */
+function lengthNote(plans: SendPlan[]): string {
+	const from = (source: SendPlan['lengthFrom']) => plans.filter((plan) => plan.size && plan.lengthFrom === source).length;
+	const unknown = plans.filter((plan) => !plan.size).length;
+	const parts: string[] = [];
+	if (from('gateway') > 0) parts.push(`${plural(from('gateway'), 'length')} from the signature and template read from the gateway (free queries)`);
+	if (from('options') > 0) parts.push(`${plural(from('options'), 'length')} from Signature Text and Template Content in Options`);
+	if (unknown > 0) parts.push(`${plural(unknown, 'SMS')} of unknown length counted as one segment each`);
+	return parts.join('; ');
+}
+
+/**
+ * After every item is checked and before the first send: decides repeats and per-number limits
+ * across executions (one read-and-record of the node's records) and checks the spending cap.
+ * Items already sent in this run (Retry On Fail) are left alone. Returns the refused items.
+ */
+export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map<number, unknown>> {
+	const { ctx, records, meter } = run;
+	const fresh = plans.filter((plan) => !plan.earlier);
+	let decisions: Map<number, SendDecision>;
+	try {
+		decisions = await records.reserve(fresh.map((plan) => ({ itemIndex: plan.itemIndex, phone: plan.phone, message: plan.message })));
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), `Could not read or write this node's send records in n8n's database: ${error instanceof Error ? error.message : String(error)}`, {
+			description: 'Nothing was sent: without the records a retried execution could text people twice. Check the n8n database, then run again.',
+		});
+	}
+	for (const [itemIndex, decision] of decisions) run.decisions.set(itemIndex, decision);
+	const refused = new Map<number, unknown>();
+	for (const plan of fresh) {
+		const decision = decisions.get(plan.itemIndex);
+		if (decision?.kind === 'limit') {
+			refused.set(
+				plan.itemIndex,
+				inputError(ctx.getNode(), plan.itemIndex, 'Phone Number', `not sent: this ${decision.problem}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.'),
+			);
+		}
+	}
+	const toSend = fresh.filter((plan) => decisions.get(plan.itemIndex)?.kind === 'send');
+	if (meter.capYuan <= 0 || toSend.length === 0) return refused;
+	const segments = toSend.reduce((sum, plan) => sum + (plan.size?.segments ?? 1), 0);
+	const counted = lengthNote(toSend);
+	const overCap = meter.overCap(
+		roundYuan(toSend.reduce((sum, plan) => sum + costOf(plan), 0)),
+		`${toSend.length} SMS, ${plural(segments, 'message segment')} at ${priceOf('smsSend')} yuan; ${counted}`,
+	);
+	if (overCap) {
+		await records.release(records.holding());
+		throw overCap;
+	}
+	ctx.addExecutionHints?.({ message: `Spending cap: ${plural(segments, 'message segment')} counted for ${toSend.length} SMS; ${counted}.`, location: 'outputPane' });
+	return refused;
+}
+
+/** Lets go of the records of items whose send never started (a failure stopped the batch first). */
+export async function releaseUnsent(run: SendRun): Promise<void> {
+	await run.records.releaseAllBut(run.attempted);
+}

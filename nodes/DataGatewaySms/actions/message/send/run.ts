@@ -1,0 +1,133 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { MessageSize } from '../../../../shared/checks/sms';
+import { spendMeter, type callOptions } from '../../../../shared/client';
+import { inputError } from '../../../../shared/errors';
+import { SmsSendRecords, type SendDecision, type SmsLimits } from '../../../../shared/smsGuard';
+import { DEFAULT_SMS_LIMITS } from '../../../../shared/spec';
+import type { SpendMeter } from '../../../../shared/spend';
+import { executionMemory, nodeRecords, type ExecutionMemory } from '../../../../shared/state';
+import type { GatewayClient } from '../../../../shared/transport';
+
+/**
+ * The stages of Send (and Send and Check Delivery), one file each:
+ * plan.ts reads and checks every item, records.ts decides repeats, per-number limits and the
+ * spending cap, send.ts sends once per item and names what a failure left behind, poll.ts follows
+ * the delivery. This file holds what every stage of one node run shares.
+ */
+
+export type CallOptions = ReturnType<typeof callOptions>;
+
+/** The request of one item's send, as the gateway gets it. */
+export type SmsRequest = {
+	signId: number;
+	templateId: number;
+	phone: string;
+	params?: IDataObject;
+};
+
+/** What one item's send was: kept in the execution's memory so a Retry On Fail re-run finds it. */
+export interface SentRequest {
+	request: SmsRequest;
+	size?: MessageSize;
+}
+
+export interface SendPlan {
+	itemIndex: number;
+	/** Names this item's send within the run: node, run index and item, not the request. */
+	key: string;
+	phone: string;
+	params: SmsRequest;
+	/** The message, for the repeat window across executions. */
+	message: string;
+	/** Known when both the signature and the template text are known. */
+	size?: MessageSize;
+	/** Where the texts behind `size` came from: the node's options or the gateway (free queries). */
+	lengthFrom?: 'options' | 'gateway';
+	/** Set when the item was already sent in this run (Retry On Fail): that send, its outcome, and what differs now. */
+	earlier?: { sent: SentRequest; outcome: Promise<string>; changed: string[] };
+}
+
+export interface SendOutcome extends Partial<MessageSize> {
+	taskId: string | null;
+	phone: string;
+	signId: number;
+	templateId: number;
+	/** True when this item was already sent earlier in this run (Retry On Fail) and was not sent again. */
+	deduplicated: boolean;
+	/** True when another execution of this node sent the same message within the repeat window. */
+	skippedAsRepeat: boolean;
+	/** What the send costs when delivered: segments × price when the text is known, else one message. */
+	costYuan: number;
+	/** On a deduplicated item whose expressions gave another request on the retry: the earlier request was kept. */
+	requestChangedOnRetry?: boolean;
+	/** Which parts differ: phone, signId, templateId, variables. */
+	changedOnRetry?: string[];
+	/** Present only when n8n offers no processed-data store: the records then last for this process. */
+	sendRecords?: string;
+}
+
+/** What every item's stage shares within one run of the node. */
+export interface SendRun {
+	ctx: IExecuteFunctions;
+	client: GatewayClient;
+	options: CallOptions;
+	memory: ExecutionMemory;
+	records: SmsSendRecords;
+	/** 0 when the repeat check across executions is off. */
+	repeatWindowMinutes: number;
+	meter: SpendMeter;
+	decisions: Map<number, SendDecision>;
+	/** Items whose send was attempted in this try, and the task IDs of those sent. */
+	attempted: Set<number>;
+	sent: Map<number, string>;
+	/** Items whose send may or may not have gone out, with their numbers: their records stay. */
+	unknown: Map<number, string>;
+}
+
+export function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, options: CallOptions): SendRun {
+	const window = repeatWindowMinutes(ctx);
+	return {
+		ctx,
+		client,
+		options,
+		memory: executionMemory(ctx),
+		records: new SmsSendRecords(nodeRecords(ctx), ctx.getExecutionId?.() ?? '', smsLimits(ctx), window),
+		repeatWindowMinutes: window,
+		meter: spendMeter(ctx, client),
+		decisions: new Map(),
+		attempted: new Set(),
+		sent: new Map(),
+		unknown: new Map(),
+	};
+}
+
+function repeatWindowMinutes(ctx: IExecuteFunctions): number {
+	const sendOptions = ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
+	const window = Number(sendOptions.repeatWindowMinutes ?? 10);
+	if (!Number.isFinite(window) || window < 0) {
+		throw inputError(ctx.getNode(), 0, 'Repeat Window (Minutes)', `"${sendOptions.repeatWindowMinutes}" is not a number of 0 or more`, 'Set it to 10, or 0 to turn the repeat check off.');
+	}
+	return window;
+}
+
+const LIMIT_LABELS: Record<keyof SmsLimits, string> = {
+	perMinute: 'Max per Number per Minute',
+	perHour: 'Max per Number per Hour',
+	perDay: 'Max per Number per Day',
+};
+
+/** The per-number limits: a node-wide option, read once. */
+export function smsLimits(ctx: IExecuteFunctions): SmsLimits {
+	const options = ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
+	const limits = { ...DEFAULT_SMS_LIMITS } as SmsLimits;
+	for (const limit of Object.keys(LIMIT_LABELS) as Array<keyof SmsLimits>) {
+		if (options[limit] === undefined) continue;
+		const value = Number(options[limit]);
+		if (!Number.isInteger(value) || value < 1) {
+			throw inputError(ctx.getNode(), 0, LIMIT_LABELS[limit], `"${options[limit]}" is not a whole number of 1 or more`, `Set it to the limit your gateway account has (the default is ${DEFAULT_SMS_LIMITS[limit]}).`);
+		}
+		limits[limit] = value;
+	}
+	return limits;
+}
