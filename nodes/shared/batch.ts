@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, 
 import { sleep } from 'n8n-workflow';
 
 import { spendMeter } from './client';
-import { asNodeError } from './errors';
+import { asNodeError, MisshapenAnswer } from './errors';
 import { describeCalls, priceOf, type SpendMeter } from './spend';
 import type { OperationName } from './spec';
 import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from './state';
@@ -44,12 +44,24 @@ type ItemError = NodeApiError | NodeOperationError;
 
 const asItemError = (ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError => asNodeError(ctx.getNode(), error, itemIndex);
 
-function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
+/**
+ * A failed item under Continue On Fail. Under "Continue (using error output)" it carries `error`
+ * (as n8n's own nodes set it), which sends it to the error output; n8n then shows the error's
+ * message, description and context. Under "Continue (regular output)" it carries no `error`, for
+ * n8n would replace the json by the message alone: the readable fields stay. The error is
+ * redacted by asNodeError.
+ */
+function errorItem(error: ItemError, itemIndex: number, toErrorOutput: boolean): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;
 	const gatewayCode = error.context.gatewayCode;
 	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
-	return { json, pairedItem: { item: itemIndex } };
+	return toErrorOutput ? { json, error, pairedItem: { item: itemIndex } } : { json, pairedItem: { item: itemIndex } };
+}
+
+/** The answer of a call that succeeded (code 0, billed) with data that did not fit the schema. */
+function misshapenAnswerIn(error: unknown): MisshapenAnswer | undefined {
+	return error instanceof MisshapenAnswer ? error : undefined;
 }
 
 /**
@@ -63,6 +75,7 @@ export async function runForEachItem<Plan, Result>(
 ): Promise<INodeExecutionData[]> {
 	const items = ctx.getInputData();
 	const continueOnFail = ctx.continueOnFail();
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
 	const plans: Array<Plan | undefined> = new Array(items.length);
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
 
@@ -75,7 +88,7 @@ export async function runForEachItem<Plan, Result>(
 		} catch (error) {
 			const itemError = asItemError(ctx, error, itemIndex);
 			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex)];
+			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
 		}
 	}
 
@@ -88,7 +101,7 @@ export async function runForEachItem<Plan, Result>(
 		for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
 			const itemError = asItemError(ctx, error, itemIndex);
 			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex)];
+			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
 		}
 	}
 
@@ -98,11 +111,19 @@ export async function runForEachItem<Plan, Result>(
 	const firstAsker = new Map<string, number>();
 	if (work.paid && meter) checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
 
-	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result; costYuan: number }> => {
+	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result | MisshapenAnswer; costYuan: number }> => {
 		const key = work.shareKey?.(plan);
 		const price = work.paid ? priceOf(work.paid.operation) : 0;
-		const load = async () => {
-			const result = await work.execute(plan, itemIndex);
+		const load = async (): Promise<Result | MisshapenAnswer> => {
+			let result: Result | MisshapenAnswer;
+			try {
+				result = await work.execute(plan, itemIndex);
+			} catch (error) {
+				// Billed all the same: counted, and kept like a good answer so a re-run does not pay again.
+				const misshapen = misshapenAnswerIn(error);
+				if (!misshapen) throw error;
+				result = misshapen;
+			}
 			meter?.add(price);
 			return result;
 		};
@@ -123,7 +144,7 @@ export async function runForEachItem<Plan, Result>(
 			const plan = plans[itemIndex] as Plan;
 			try {
 				const { result, costYuan } = await answerFor(plan, itemIndex);
-				const objects = work.output(result, plan, itemIndex);
+				const objects = result instanceof MisshapenAnswer ? result.toOutput() : work.output(result, plan, itemIndex);
 				results[itemIndex] = (Array.isArray(objects) ? objects : [objects]).map((json) => ({
 					json: work.paid ? { ...json, costYuan } : json,
 					pairedItem: { item: itemIndex },
@@ -131,7 +152,7 @@ export async function runForEachItem<Plan, Result>(
 			} catch (error) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {
-					results[itemIndex] = [errorItem(itemError, itemIndex)];
+					results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
 				} else {
 					failures.push({ itemIndex, error: itemError });
 				}
