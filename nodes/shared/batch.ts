@@ -1,6 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
-import { sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { spendMeter } from './client';
 import { asNodeError, MisshapenAnswer } from './errors';
@@ -92,16 +92,38 @@ export async function runForEachItem<Plan, Result>(
 		}
 	}
 
+	/**
+	 * A refusal of the whole node before any call (spending cap, send records): under Continue On
+	 * Fail every item still waiting becomes an error item, rather than n8n passing the input on.
+	 */
+	const failPending = (error: unknown) => {
+		if (!continueOnFail) throw error;
+		const node = ctx.getNode();
+		const message = error instanceof Error ? error.message : String(error);
+		const description = (error as { description?: unknown }).description;
+		for (let itemIndex = 0; itemIndex < results.length; itemIndex++) {
+			if (results[itemIndex]) continue;
+			const itemError = asNodeError(node, new NodeOperationError(node, message, { description: typeof description === 'string' ? description : undefined, itemIndex }), itemIndex);
+			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+		}
+	};
+	// `results` has holes until filled: array methods would skip them.
+	const anyPending = () => Array.from(results).some((result) => result === undefined);
+
 	if (work.beforeCalls) {
 		const pending = new Map<number, Plan>();
 		plans.forEach((plan, itemIndex) => {
 			if (!results[itemIndex]) pending.set(itemIndex, plan as Plan);
 		});
-		const refused = (await work.beforeCalls(pending)) ?? new Map<number, unknown>();
-		for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
-			const itemError = asItemError(ctx, error, itemIndex);
-			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+		try {
+			const refused = (await work.beforeCalls(pending)) ?? new Map<number, unknown>();
+			for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
+				const itemError = asItemError(ctx, error, itemIndex);
+				if (!continueOnFail) throw itemError;
+				results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+			}
+		} catch (error) {
+			failPending(error);
 		}
 	}
 
@@ -109,7 +131,13 @@ export async function runForEachItem<Plan, Result>(
 	const shared = work.shareAcrossExecution || work.paid ? executionMemory(ctx).answers : new Map<string, SharedAnswer>();
 	const meter = work.paid ? spendMeter(ctx, work.paid.client) : undefined;
 	const firstAsker = new Map<string, number>();
-	if (work.paid && meter) checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
+	if (work.paid && meter && anyPending()) {
+		try {
+			checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
+		} catch (error) {
+			failPending(error);
+		}
+	}
 
 	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result | MisshapenAnswer; costYuan: number }> => {
 		const key = work.shareKey?.(plan);

@@ -68,6 +68,20 @@ describe('Continue (using error output): failed items leave on the error output,
 		expect(emulator.ledger().byPath['/sms/send'].calls).toBe(2);
 	});
 
+	it('a refusal of the whole node (the spending cap) sends every item to the Error branch, none to Success', async () => {
+		const result = await runWorkflow({
+			steps: [{ name: 'Node', type: enterprise, parameters: registration, settings: { onError: 'continueErrorOutput' } }],
+			items: companies,
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxSpendPerExecution: 0.5 } },
+		});
+		expect(result.items(undefined, 0)).toEqual([]);
+		const failed = result.items(undefined, 1);
+		expect(pairedIndexes(failed)).toEqual([0, 1, 2]);
+		expect(failed[0].json.error).toMatch(/^Spending cap: /);
+		expect(failed[2].error?.description).toMatch(/No paid call was made/);
+		expect(emulator.ledger().byPath['/enterprise/detail_info']).toBeUndefined();
+	});
+
 	it('Continue (regular output) keeps every item on the one output, the failed one with its readable fields', async () => {
 		const result = await run(enterprise, registration, companies, { onError: 'continueRegularOutput' });
 		const items = result.items();
