@@ -73,7 +73,7 @@ export class MisshapenAnswer extends GatewayFailure {
 	/** The output item of an item whose answer this is: the warning, and the data as the gateway sent it. */
 	toOutput(): IDataObject {
 		return {
-			warning: `${this.operationLabel}: the gateway answered with code 0 (a success, billed), but ${this.message}. The data is output as the gateway sent it, under "data"; it is not asked (or paid) again in this execution.`,
+			warning: `${this.operationLabel}: the gateway answered with code 0, so the call took effect (and is billed if the operation is paid), but ${this.message}. The data is output as the gateway sent it, under "data"; it is not asked (or paid) again in this execution.`,
 			warningField: this.problem.split(':')[0],
 			gatewayMessage: this.gatewayMessage,
 			data: this.data as IDataObject,

@@ -1,6 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
 import { startEmulator, type Emulator } from '../emulator/server';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
@@ -40,7 +41,7 @@ describe('a billed answer (code 0) whose data does not fit is counted, kept and 
 		);
 		const [first] = result.json('First');
 		expect(first).toMatchObject({
-			warning: expect.stringContaining('code 0 (a success, billed)'),
+			warning: expect.stringContaining('code 0, so the call took effect (and is billed'),
 			warningField: 'data',
 			data: expect.stringContaining('"vin"'),
 			costYuan: 1.2,
@@ -88,6 +89,39 @@ describe('a billed answer (code 0) whose data does not fit is counted, kept and 
 		// Each of the 11 items that reach it lists again, from the pages this execution already paid.
 		expect(result.json('Again')).toHaveLength(11 * 11);
 		expect(emulator.ledger().byPath['/enterprise/copyright']).toMatchObject({ calls: 2, billedCalls: 2 });
+	});
+});
+
+describe('a change the gateway made (code 0) with an answer that does not fit', () => {
+	const createSignature = (settings: WorkflowStep['settings']) =>
+		runWorkflow({
+			steps: [
+				{
+					name: 'Create',
+					type: new DataGatewaySms(),
+					parameters: { resource: 'signature', operation: 'create', name: '={{ $json.name }}', remark: '验证码，网站 https://example.com' },
+					settings,
+				},
+			],
+			items: [{ name: '数据网关' }, { name: '网关数据' }],
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, maxConcurrent: 1 } },
+		});
+
+	it('signature Create outputs the answer with a warning instead of an error', async () => {
+		emulator.setFaults({ sequence: [{ kind: 'misshapen', path: '/sms/add_sign' }] });
+		const result = await createSignature({});
+		expect(result.error).toBeUndefined();
+		const [made, other] = result.json();
+		expect(made).toMatchObject({ warning: expect.stringContaining('Create Signature'), data: expect.stringContaining('数据网关') });
+		expect(made.warning).toContain('the call took effect');
+		expect(other).toMatchObject({ name: '网关数据', id: expect.any(String) });
+	});
+
+	it('Retry On Fail after a later item failed does not create the misshapen one again', async () => {
+		emulator.setFaults({ sequence: [{ kind: 'misshapen', path: '/sms/add_sign' }, { kind: '500', path: '/sms/add_sign' }] });
+		const result = await createSignature({ retryOnFail: true, maxTries: 2, waitBetweenTries: 0 });
+		expect(result.error?.message).toMatch(/may or may not have been made/);
+		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(2);
 	});
 });
 
