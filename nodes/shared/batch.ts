@@ -143,15 +143,8 @@ export async function runForEachItem<Plan, Result>(
 		const key = work.shareKey?.(plan);
 		const price = work.paid ? priceOf(work.paid.operation) : 0;
 		const load = async (): Promise<Result | MisshapenAnswer> => {
-			let result: Result | MisshapenAnswer;
-			try {
-				result = await work.execute(plan, itemIndex);
-			} catch (error) {
-				// Billed all the same: counted, and kept like a good answer so a re-run does not pay again.
-				const misshapen = misshapenAnswerIn(error);
-				if (!misshapen) throw error;
-				result = misshapen;
-			}
+			// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
+			const result = await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
 			meter?.add(price);
 			return result;
 		};

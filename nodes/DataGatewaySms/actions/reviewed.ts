@@ -213,8 +213,8 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				try {
 					return await changeOnce(itemIndex, plan.params);
 				} catch (error) {
-					// Made (code 0), with an answer that does not fit: output with a warning, not an error.
-					if (error instanceof MisshapenAnswer) throw error;
+					// Made (code 0), with an answer that does not fit: output with a warning (runForEachItem), not an error.
+					if (error instanceof MisshapenAnswer) return error;
 					const stateHint = error instanceof GatewayFailure && refusedForState(error) ? stateRuleHint(kind, operation) : undefined;
 					const uncertainChange = changes !== undefined && error instanceof GatewayFailure && !callCertainlyFailed(error);
 					throw asNodeError(

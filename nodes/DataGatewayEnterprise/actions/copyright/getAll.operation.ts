@@ -128,13 +128,15 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
 					// Counted before the call, so that parallel items see it against the cap.
 					meter.add(price);
-					try {
-						return (await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options)).data;
-					} catch (error) {
-						if (error instanceof MisshapenAnswer) return error; // code 0: billed, kept
-						if (certainlyNotBilled(error)) meter.refund(price);
-						throw error;
-					}
+					const call = client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options);
+					return await call.then(
+						(answer) => answer.data,
+						(error: unknown) => {
+							if (error instanceof MisshapenAnswer) return error; // code 0: billed, kept
+							if (certainlyNotBilled(error)) meter.refund(price);
+							return Promise.reject(error);
+						},
+					);
 				});
 				const page = await answer;
 				if (entry.paidByRun === payer) paidPages++;
