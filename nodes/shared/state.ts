@@ -13,8 +13,8 @@ import { startSweep } from './sweep';
  * | one run of a node     | sends and changes (Retry On Fail keeps the run index, so a  | ExecutionMemory, keyed by      |
  * |                       | re-run finds them; a loop raises it, so a new run sends)    | runKey(): node + run + item    |
  * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
- * |                       | nodes: a loop asking the same paid question does not pay    | id; idle ones are forgotten    |
- * |                       | twice), money spent per credential                          | after 30 minutes               |
+ * |                       | nodes: a loop asking the same paid question does not pay    | id; a timer forgets idle ones  |
+ * |                       | twice), money spent per credential                          | (MEMORY_BOUNDS: time and size) |
  * | across executions     | SMS sent (repeat window), per-number counts, creates of     | n8n's processed-data store     |
  * |                       | signatures and templates (smsGuard.ts has the rules)        | (NodeRecords), scope node      |
  * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
