@@ -92,7 +92,8 @@ const webhookStart = {
 	parameters: { httpMethod: 'POST', path: RETRY_PATH, responseMode: 'onReceived', options: {} },
 };
 
-async function importFile(options: MoneySafetyOptions, kind: 'workflow' | 'credentials', name: string, content: unknown) {
+/** Imports a workflow or credentials file with n8n's CLI. */
+export async function importFile(options: Pick<MoneySafetyOptions, 'runtime' | 'environment'>, kind: 'workflow' | 'credentials', name: string, content: unknown) {
 	const folder = join(options.environment.userFolder, 'money-safety');
 	mkdirSync(folder, { recursive: true });
 	const file = join(folder, `${name}.json`);
