@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 
 import { n8nCommand, type N8nEnvironment, type Runtime } from '../../scripts/n8n-runtime';
 import type { Emulator } from '../emulator/server';
-import { importFile } from './moneySafety';
+import { importFile, manualStart, workflow } from './moneySafety';
 
 type Json = Record<string, unknown>;
 
@@ -22,34 +22,16 @@ export interface ErrorOutputOptions {
 
 /** Start -> the items -> the node under test, whose Success and Error outputs each lead to a No Op. */
 function branchingWorkflow(id: string, items: Json[], node: Json): Json {
+	const base = workflow(id, `Error output: ${id}`, manualStart, items, { ...node, name: 'Node', position: [660, 0], onError: 'continueErrorOutput' }, false);
 	const to = (name: string) => [{ node: name, type: 'main', index: 0 }];
 	return {
-		id,
-		name: `Error output: ${id}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		pinData: {},
+		...base,
 		nodes: [
-			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{
-				id: 'list',
-				name: 'List',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: [220, 0],
-				parameters: { assignments: { assignments: [{ id: 'a1', name: 'list', value: JSON.stringify(items), type: 'array' }] }, options: {} },
-			},
-			{ id: 'split', name: 'Split', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [440, 0], parameters: { fieldToSplitOut: 'list', options: {} } },
-			{ ...node, name: 'Node', position: [660, 0], onError: 'continueErrorOutput' },
+			...(base.nodes as Json[]),
 			{ id: 'success', name: 'Success', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [880, -100], parameters: {} },
 			{ id: 'failed', name: 'Failed', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [880, 100], parameters: {} },
 		],
-		connections: {
-			Start: { main: [to('List')] },
-			List: { main: [to('Split')] },
-			Split: { main: [to('Node')] },
-			Node: { main: [to('Success'), to('Failed')] },
-		},
+		connections: { ...(base.connections as Json), Node: { main: [to('Success'), to('Failed')] } },
 	};
 }
 

@@ -54,7 +54,7 @@ function smsNode(options: MoneySafetyOptions, credential: { id: string; name: st
 }
 
 /** Start -> a list of items -> (loop ->) Send. */
-function workflow(id: string, name: string, start: Json, items: Json[], send: Json, loop: boolean): Json {
+export function workflow(id: string, name: string, start: Json, items: Json[], send: Json, loop: boolean): Json {
 	const nodes: Json[] = [
 		start,
 		{
@@ -81,7 +81,7 @@ function workflow(id: string, name: string, start: Json, items: Json[], send: Js
 	return { id, name, active: false, nodes, connections, settings: { executionOrder: 'v1' }, pinData: {} };
 }
 
-const manualStart = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+export const manualStart = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
 const webhookStart = {
 	id: 'start',
 	name: 'Start',
