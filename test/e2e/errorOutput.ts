@@ -5,20 +5,13 @@
  */
 import assert from 'node:assert/strict';
 
-import { n8nCommand, type N8nEnvironment, type Runtime } from '../../scripts/n8n-runtime';
-import type { Emulator } from '../emulator/server';
-import { importFile, manualStart, workflow } from './moneySafety';
+import { n8nCommand } from '../../scripts/n8n-runtime';
+import { importFile, manualStart, workflow, type MoneySafetyOptions } from './moneySafety';
 
 type Json = Record<string, unknown>;
 
-export interface ErrorOutputOptions {
-	runtime: Runtime;
-	environment: N8nEnvironment;
-	emulator: Emulator;
-	typePrefix: string;
-	credentialId: string;
-	log: (text: string) => void;
-}
+/** The same setting as the money-safety checks: runtime, user folder, emulator, type prefix, credential. */
+export type ErrorOutputOptions = MoneySafetyOptions;
 
 /** Start -> the items -> the node under test, whose Success and Error outputs each lead to a No Op. */
 function branchingWorkflow(id: string, items: Json[], node: Json): Json {
