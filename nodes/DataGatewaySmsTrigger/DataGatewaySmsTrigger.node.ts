@@ -13,7 +13,7 @@ import { describeSchemaProblem } from '../shared/schemas/envelope';
 import { callbackSchemas } from '../shared/schemas/callbacks';
 import { withIsoTimes } from '../shared/simplify';
 import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/spec';
-import { readCallbackBody, readGuard, rejectRequest } from './callbackRequest';
+import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { isFirstStart } from './recentEvents';
 
 const STARTED_ANSWER = { received: true, started: true };
@@ -162,6 +162,14 @@ export class DataGatewaySmsTrigger implements INodeType {
 						description:
 							'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
 					},
+					{
+						displayName: 'Output Rejected Events',
+						name: 'outputRejected',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether a callback rejected as malformed or unknown (HTTP 400) still starts the workflow, as an item with event "rejected", rejected: true, the reason and the raw body (first 16 KB), so that a change of the gateway\'s format is noticed. It is always logged as a warning. Requests refused by the Security checks never start it.',
+					},
 				],
 			},
 		],
@@ -190,27 +198,42 @@ export class DataGatewaySmsTrigger implements INodeType {
 			return { noWebhookResponse: true };
 		};
 		const notStarted = (reason: string) => reply(200, { received: true, started: false, reason });
+		const request = this.getRequestObject();
+		const body: BodySource = { parsed: this.getBodyData(), rawBody: request.rawBody };
+		// The gateway pushes each event once: a rejected one leaves a warning (never the body), and starts the workflow if asked.
+		let readBody: unknown = body.parsed;
+		const reject = (rejection: Rejection): IWebhookResponseData => {
+			const action = actionOf(readBody);
+			this.logger.warn(
+				`Data Gateway SMS Trigger: rejected a callback with HTTP ${rejection.status}: ${reasonForLog(rejection.reason)}${action === undefined ? '' : ` (action ${JSON.stringify(action)})`}`,
+				{ workflowId: this.getWorkflow().id, node: this.getNode().name, status: rejection.status },
+			);
+			const answered = reply(rejection.status, { error: rejection.reason });
+			const options = this.getNodeParameter('options', {}) as IDataObject;
+			if (rejection.status !== 400 || options.outputRejected !== true) return answered;
+			return { ...answered, workflowData: [this.helpers.returnJsonArray([rejectedEvent(rejection, body, action)])] };
+		};
 
 		const guard = readGuard(this.getNodeParameter('security', {}) as IDataObject);
 		if ('problem' in guard) {
 			// A setting that cannot work: fail closed, and let n8n record the error where the user looks.
 			throw new NodeOperationError(this.getNode(), `Security > ${guard.field} ${guard.problem}`, { description: guard.fix });
 		}
-		const request = this.getRequestObject();
 		const rejection = rejectRequest(guard, {
 			sourceAddress: request.ip ?? request.socket?.remoteAddress,
 			query: this.getQueryData() as IDataObject,
 			headers: this.getHeaderData() as IDataObject,
 		});
-		if (rejection) return reply(rejection.status, { error: rejection.reason });
+		if (rejection) return reject(rejection);
 
-		const read = readCallbackBody({ parsed: this.getBodyData(), rawBody: request.rawBody });
-		if ('status' in read) return reply(read.status, { error: read.reason });
+		const read = readCallbackBody(body);
+		if ('status' in read) return reject(read);
+		readBody = read.body;
 		const { action } = read.body;
-		if (action === undefined || action === null || action === '') return reply(400, { error: 'missing action' });
-		if (!isCallbackAction(action)) return reply(400, { error: `unknown action ${JSON.stringify(action)}` });
+		if (action === undefined || action === null || action === '') return reject({ status: 400, reason: 'missing action' });
+		if (!isCallbackAction(action)) return reject({ status: 400, reason: `unknown action ${JSON.stringify(action)}` });
 		const parsed = callbackSchemas[action].safeParse(read.body);
-		if (!parsed.success) return reply(400, { error: `invalid ${action} callback: ${describeSchemaProblem(parsed.error)}` });
+		if (!parsed.success) return reject({ status: 400, reason: `invalid ${action} callback: ${describeSchemaProblem(parsed.error)}` });
 
 		const events = this.getNodeParameter('events', []) as string[];
 		if (!events.includes(action)) return notStarted('event not selected');

@@ -113,3 +113,46 @@ export function readCallbackBody(source: BodySource): { body: IDataObject } | Re
 	}
 	return { body: parsed as IDataObject };
 }
+
+/** The most of a rejected body handed to the workflow: enough to see a format change, bounded. */
+export const REJECTED_BODY_MAX_CHARS = 16_384;
+
+/** Values quoted from the body (a phone, a text) are left out of log lines; the field's path stays. */
+export function reasonForLog(reason: string): string {
+	return reason.replace(/\s*"[^"]*"/g, '');
+}
+
+/** The action the body names, shortened, for a log line or the rejected event. */
+export function actionOf(body: unknown): string | undefined {
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+	const action = (body as IDataObject).action;
+	if (action === undefined || action === null) return undefined;
+	const text = typeof action === 'string' ? action : JSON.stringify(action);
+	return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/**
+ * The item a rejected callback starts the workflow with, when the user asked for rejected events:
+ * marked rejected, with the reason and the raw body (text, cut at REJECTED_BODY_MAX_CHARS).
+ */
+export function rejectedEvent(rejection: Rejection, source: BodySource, action: string | undefined): IDataObject {
+	const raw =
+		source.rawBody && source.rawBody.length > 0
+			? source.rawBody.toString('utf8')
+			: typeof source.parsed === 'string'
+				? source.parsed
+				: source.parsed === undefined
+					? ''
+					: JSON.stringify(source.parsed);
+	return {
+		event: 'rejected',
+		rejected: true,
+		reason: rejection.reason,
+		httpStatus: rejection.status,
+		action: action ?? null,
+		rawBody: raw.slice(0, REJECTED_BODY_MAX_CHARS),
+		rawBodyChars: raw.length,
+		rawBodyTruncated: raw.length > REJECTED_BODY_MAX_CHARS,
+		receivedAt: new Date().toISOString(),
+	};
+}

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
-import { sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { spendMeter } from './client';
-import { asNodeError } from './errors';
+import { asNodeError, MisshapenAnswer } from './errors';
 import { describeCalls, priceOf, type SpendMeter } from './spend';
 import type { OperationName } from './spec';
 import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from './state';
@@ -44,12 +44,24 @@ type ItemError = NodeApiError | NodeOperationError;
 
 const asItemError = (ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError => asNodeError(ctx.getNode(), error, itemIndex);
 
-function errorItem(error: ItemError, itemIndex: number): INodeExecutionData {
+/**
+ * A failed item under Continue On Fail. Under "Continue (using error output)" it carries `error`
+ * (as n8n's own nodes set it), which sends it to the error output; n8n then shows the error's
+ * message, description and context. Under "Continue (regular output)" it carries no `error`, for
+ * n8n would replace the json by the message alone: the readable fields stay. The error is
+ * redacted by asNodeError.
+ */
+function errorItem(error: ItemError, itemIndex: number, toErrorOutput: boolean): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;
 	const gatewayCode = error.context.gatewayCode;
 	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
-	return { json, pairedItem: { item: itemIndex } };
+	return toErrorOutput ? { json, error, pairedItem: { item: itemIndex } } : { json, pairedItem: { item: itemIndex } };
+}
+
+/** The answer of a call that succeeded (code 0, billed) with data that did not fit the schema. */
+function misshapenAnswerIn(error: unknown): MisshapenAnswer | undefined {
+	return error instanceof MisshapenAnswer ? error : undefined;
 }
 
 /**
@@ -63,6 +75,7 @@ export async function runForEachItem<Plan, Result>(
 ): Promise<INodeExecutionData[]> {
 	const items = ctx.getInputData();
 	const continueOnFail = ctx.continueOnFail();
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
 	const plans: Array<Plan | undefined> = new Array(items.length);
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
 
@@ -75,20 +88,42 @@ export async function runForEachItem<Plan, Result>(
 		} catch (error) {
 			const itemError = asItemError(ctx, error, itemIndex);
 			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex)];
+			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
 		}
 	}
+
+	/**
+	 * A refusal of the whole node before any call (spending cap, send records): under Continue On
+	 * Fail every item still waiting becomes an error item, rather than n8n passing the input on.
+	 */
+	const failPending = (error: unknown) => {
+		if (!continueOnFail) throw error;
+		const node = ctx.getNode();
+		const message = error instanceof Error ? error.message : String(error);
+		const description = (error as { description?: unknown }).description;
+		for (let itemIndex = 0; itemIndex < results.length; itemIndex++) {
+			if (results[itemIndex]) continue;
+			const itemError = asNodeError(node, new NodeOperationError(node, message, { description: typeof description === 'string' ? description : undefined, itemIndex }), itemIndex);
+			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+		}
+	};
+	// `results` has holes until filled: array methods would skip them.
+	const anyPending = () => Array.from(results).some((result) => result === undefined);
 
 	if (work.beforeCalls) {
 		const pending = new Map<number, Plan>();
 		plans.forEach((plan, itemIndex) => {
 			if (!results[itemIndex]) pending.set(itemIndex, plan as Plan);
 		});
-		const refused = (await work.beforeCalls(pending)) ?? new Map<number, unknown>();
-		for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
-			const itemError = asItemError(ctx, error, itemIndex);
-			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex)];
+		try {
+			const refused = (await work.beforeCalls(pending)) ?? new Map<number, unknown>();
+			for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
+				const itemError = asItemError(ctx, error, itemIndex);
+				if (!continueOnFail) throw itemError;
+				results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+			}
+		} catch (error) {
+			failPending(error);
 		}
 	}
 
@@ -96,13 +131,20 @@ export async function runForEachItem<Plan, Result>(
 	const shared = work.shareAcrossExecution || work.paid ? executionMemory(ctx).answers : new Map<string, SharedAnswer>();
 	const meter = work.paid ? spendMeter(ctx, work.paid.client) : undefined;
 	const firstAsker = new Map<string, number>();
-	if (work.paid && meter) checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
+	if (work.paid && meter && anyPending()) {
+		try {
+			checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
+		} catch (error) {
+			failPending(error);
+		}
+	}
 
-	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result; costYuan: number }> => {
+	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result | MisshapenAnswer; costYuan: number }> => {
 		const key = work.shareKey?.(plan);
 		const price = work.paid ? priceOf(work.paid.operation) : 0;
-		const load = async () => {
-			const result = await work.execute(plan, itemIndex);
+		const load = async (): Promise<Result | MisshapenAnswer> => {
+			// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
+			const result = await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
 			meter?.add(price);
 			return result;
 		};
@@ -123,7 +165,7 @@ export async function runForEachItem<Plan, Result>(
 			const plan = plans[itemIndex] as Plan;
 			try {
 				const { result, costYuan } = await answerFor(plan, itemIndex);
-				const objects = work.output(result, plan, itemIndex);
+				const objects = result instanceof MisshapenAnswer ? result.toOutput() : work.output(result, plan, itemIndex);
 				results[itemIndex] = (Array.isArray(objects) ? objects : [objects]).map((json) => ({
 					json: work.paid ? { ...json, costYuan } : json,
 					pairedItem: { item: itemIndex },
@@ -131,7 +173,7 @@ export async function runForEachItem<Plan, Result>(
 			} catch (error) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {
-					results[itemIndex] = [errorItem(itemError, itemIndex)];
+					results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
 				} else {
 					failures.push({ itemIndex, error: itemError });
 				}

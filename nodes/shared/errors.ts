@@ -1,5 +1,5 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 
 import { redactKnownSecrets } from './redact';
 import { OPERATIONS, type OperationName } from './spec';
@@ -52,6 +52,36 @@ export class GatewayFailure extends Error {
 	}
 }
 
+/**
+ * The gateway answered code 0 (success, so billed) with data that does not fit the schema. The
+ * call took effect: its spend counts and it is kept like a good answer, and the item outputs the
+ * data as sent with a warning instead of failing. `data` is already redacted.
+ */
+export class MisshapenAnswer extends GatewayFailure {
+	readonly data: unknown;
+	readonly gatewayMessage: string;
+	/** Where the answer did not fit, e.g. `data.vin: expected text, received object`. */
+	readonly problem: string;
+
+	constructor(options: { operation: OperationName; problem: string; data: unknown; gatewayMessage: string; hint?: string }) {
+		super({ kind: 'schema', operation: options.operation, message: `the answer does not have the expected shape: ${options.problem}`, hint: options.hint });
+		this.name = 'MisshapenAnswer';
+		this.data = options.data;
+		this.gatewayMessage = options.gatewayMessage;
+		this.problem = options.problem;
+	}
+
+	/** The output item of an item whose answer this is: the warning, and the data as the gateway sent it. */
+	toOutput(): IDataObject {
+		return {
+			warning: `${this.operationLabel}: the gateway answered with code 0, so the call took effect (and is billed if the operation is paid), but ${this.message}. The data is output as the gateway sent it, under "data"; it is not asked (or paid) again in this execution.`,
+			warningField: this.problem.split(':')[0],
+			gatewayMessage: this.gatewayMessage,
+			data: this.data as IDataObject,
+		};
+	}
+}
+
 /** Turns a gateway failure into the error n8n shows for one item. Carries no raw cause or stack. */
 export function toNodeApiError(node: INode, failure: GatewayFailure, itemIndex: number): NodeApiError {
 	const response: JsonObject = {
@@ -80,13 +110,30 @@ export function toNodeApiError(node: INode, failure: GatewayFailure, itemIndex: 
 	return error;
 }
 
-/** Masks the appCodes in the texts n8n shows and stores for an item's error. */
+/** Masks the appCodes in every text of a value n8n may store: strings, arrays and plain objects, a few levels deep. */
+function redactValue(value: unknown, depth = 0): unknown {
+	if (typeof value === 'string') return redactKnownSecrets(value);
+	if (depth > 4 || typeof value !== 'object' || value === null) return value;
+	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, depth + 1));
+	const object = value as Record<string, unknown>;
+	for (const key of Object.getOwnPropertyNames(object)) {
+		const descriptor = Object.getOwnPropertyDescriptor(object, key);
+		if (descriptor?.writable) object[key] = redactValue(object[key], depth + 1);
+	}
+	return object;
+}
+
+/**
+ * Masks the appCodes in the texts n8n shows and stores for an item's error: the error rides on
+ * the item (INodeExecutionData.error) into the stored execution, with its stack, context, cause
+ * and messages.
+ */
 function redactNodeError<T extends NodeApiError | NodeOperationError>(error: T): T {
 	error.message = redactKnownSecrets(error.message);
 	if (typeof error.description === 'string') error.description = redactKnownSecrets(error.description);
-	for (const [key, value] of Object.entries(error.context)) {
-		if (typeof value === 'string') error.context[key] = redactKnownSecrets(value);
-	}
+	redactValue(error.context);
+	if (Array.isArray(error.messages)) error.messages = error.messages.map((text) => (typeof text === 'string' ? redactKnownSecrets(text) : text));
+	if (error.cause !== undefined) error.cause = redactValue(error.cause) as Error;
 	if (typeof error.stack === 'string') error.stack = redactKnownSecrets(error.stack);
 	return error;
 }

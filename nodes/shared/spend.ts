@@ -1,5 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
+import { GatewayFailure, MisshapenAnswer } from './errors';
 import { executionMemory, type ExecutionMemory } from './state';
 import { OPERATIONS, PRICES_YUAN, type OperationName } from './spec';
 
@@ -37,6 +38,11 @@ export class SpendMeter {
 		if (yuan > 0) this.memory.spentYuan.set(this.account, roundYuan(this.spentYuan + yuan));
 	}
 
+	/** Takes back what add() counted for a call that was not billed after all. */
+	refund(yuan: number): void {
+		if (yuan > 0) this.memory.spentYuan.set(this.account, Math.max(0, roundYuan(this.spentYuan - yuan)));
+	}
+
 	/**
 	 * Before the first paid call of a node: the error that stops the node when what this execution
 	 * already spent plus this node's estimate would pass the cap. `what` says what the estimate counts.
@@ -68,6 +74,15 @@ export class SpendMeter {
 			{ description: `Raise ${CAP_FIELD}, or use a Limit instead of Return All.` },
 		);
 	}
+}
+
+/**
+ * Whether a failed lookup was certainly not billed: the gateway answered, and not with code 0 (spec
+ * section 7: billed only then). A timeout, a broken connection or a cut-off body may hide a billed
+ * answer, so it still counts against the cap.
+ */
+export function certainlyNotBilled(error: unknown): boolean {
+	return error instanceof GatewayFailure && ['gateway-code', 'http-status', 'schema'].includes(error.kind) && !(error instanceof MisshapenAnswer);
 }
 
 /** "3 × Get Vehicle Detail at 1.2 yuan" */

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { GatewayFailure } from './errors';
+import { startSweep } from './sweep';
 
 /**
  * Every piece of state the nodes keep, and how long it lives. Nothing else in the package keeps
@@ -12,8 +13,8 @@ import { GatewayFailure } from './errors';
  * | one run of a node     | sends and changes (Retry On Fail keeps the run index, so a  | ExecutionMemory, keyed by      |
  * |                       | re-run finds them; a loop raises it, so a new run sends)    | runKey(): node + run + item    |
  * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
- * |                       | nodes: a loop asking the same paid question does not pay    | id; idle ones are forgotten    |
- * |                       | twice), money spent per credential                          | after 30 minutes               |
+ * |                       | nodes: a loop asking the same paid question does not pay    | id; a timer forgets idle ones  |
+ * |                       | twice), money spent per credential                          | (MEMORY_BOUNDS: time and size) |
  * | across executions     | SMS sent (repeat window), per-number counts, creates of     | n8n's processed-data store     |
  * |                       | signatures and templates (smsGuard.ts has the rules)        | (NodeRecords), scope node      |
  * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
@@ -27,20 +28,64 @@ import { GatewayFailure } from './errors';
 /** The time the records across executions are written with; tests set it to a fixed instant. */
 export const recordsClock = { now: (): number => Date.now() };
 
+/**
+ * A map of one execution's memory: every read or write marks the execution as in use, and the
+ * entries of `answers` maps are counted against MEMORY_BOUNDS.answers.
+ */
+class MemoryMap<K, V> extends Map<K, V> {
+	constructor(
+		private readonly owner: ExecutionMemory,
+		private readonly counted: boolean,
+	) {
+		super();
+	}
+
+	override get(key: K): V | undefined {
+		this.owner.touchedAt = Date.now();
+		return super.get(key);
+	}
+
+	override has(key: K): boolean {
+		this.owner.touchedAt = Date.now();
+		return super.has(key);
+	}
+
+	override set(key: K, value: V): this {
+		this.owner.touchedAt = Date.now();
+		const added = !super.has(key);
+		super.set(key, value);
+		if (added && this.counted) answerEntriesAdded(this.owner, 1);
+		return this;
+	}
+
+	override delete(key: K): boolean {
+		const deleted = super.delete(key);
+		if (deleted && this.counted) answerEntriesAdded(this.owner, -1);
+		return deleted;
+	}
+
+	override clear(): void {
+		if (this.counted) answerEntriesAdded(this.owner, -this.size);
+		super.clear();
+	}
+}
+
 /** What one execution remembers. An execution runs in one process, so memory is enough. */
 export class ExecutionMemory {
+	touchedAt = Date.now();
+	/** False once forgotten: its maps no longer count against the bounds. */
+	remembered = true;
 	/** Answers to identical questions, shared by every run and node of the execution. */
-	readonly answers = new Map<string, SharedAnswer>();
+	readonly answers: Map<string, SharedAnswer> = new MemoryMap(this, true);
 	/**
 	 * SMS sends by runKey(node, run, item) without the request: a Retry On Fail re-run finds them
 	 * even when its expressions evaluate differently; `request` is what was sent.
 	 */
-	readonly sends = new Map<string, { outcome: Promise<string>; request: unknown }>();
+	readonly sends: Map<string, { outcome: Promise<string>; request: unknown }> = new MemoryMap(this, false);
 	/** Creates, updates and deletes of signatures and templates, by runKey. */
-	readonly changes = new Map<string, { outcome: Promise<unknown> }>();
+	readonly changes: Map<string, { outcome: Promise<unknown> }> = new MemoryMap(this, false);
 	/** Yuan spent per account (credential) by the nodes of this execution. */
-	readonly spentYuan = new Map<string, number>();
-	touchedAt = Date.now();
+	readonly spentYuan: Map<string, number> = new MemoryMap(this, false);
 }
 
 export interface SharedAnswer {
@@ -50,31 +95,92 @@ export interface SharedAnswer {
 }
 
 /**
- * Executions idle for longer than this are forgotten. Retry On Fail re-runs within seconds (n8n
- * caps its wait at 5 s); a longer memory would only hold answers of finished executions.
+ * How long and how much the process remembers, whether or not another call comes. Retry On Fail
+ * re-runs within seconds (n8n caps its wait at 5 s); a longer memory would only hold finished
+ * executions. Every read or write of an execution's memory marks it as in use.
+ * - `idleMs`: an execution untouched this long is forgotten whole, by a timer every `sweepMs`.
+ * - `answers`: the paid answers kept in all; above it the answers (only: they can be asked again,
+ *   while sends and changes guard against doing something twice) of the executions untouched
+ *   longest are dropped, oldest first, if untouched for `answersIdleMs`.
+ * - `executions`: above it the executions untouched longest are forgotten whole, if untouched for
+ *   `executionsIdleMs`.
+ * In-use executions are never cut short: the bounds may be passed while all are in use.
  */
-const MEMORY_IDLE_MS = 30 * 60 * 1000;
+export const MEMORY_BOUNDS = {
+	idleMs: 30 * 60_000,
+	sweepMs: 60_000,
+	answers: 20_000,
+	answersIdleMs: 60_000,
+	executions: 2_000,
+	executionsIdleMs: 5 * 60_000,
+};
+
 const memories = new Map<string, ExecutionMemory>();
+let rememberedAnswers = 0;
+let sweepTimer: { stop(): void } | undefined;
+/** While every execution is in use the bound stays passed: check again only after this many more answers, not at each. */
+const ANSWER_CHECK_STEP = 100;
+let nextAnswerCheck = MEMORY_BOUNDS.answers + 1;
+
+function answerEntriesAdded(memory: ExecutionMemory, count: number) {
+	if (!memory.remembered) return;
+	rememberedAnswers += count;
+	if (count > 0 && rememberedAnswers >= nextAnswerCheck) enforceMemoryBounds();
+}
+
+function forget(executionId: string, memory: ExecutionMemory) {
+	memories.delete(executionId);
+	rememberedAnswers -= memory.answers.size;
+	memory.remembered = false;
+}
+
+/** Forgets idle executions, then cuts what is above the bounds, least recently used first. */
+export function enforceMemoryBounds(now = Date.now()): void {
+	for (const [id, memory] of memories) if (now - memory.touchedAt > MEMORY_BOUNDS.idleMs) forget(id, memory);
+	if (memories.size > MEMORY_BOUNDS.executions || rememberedAnswers > MEMORY_BOUNDS.answers) {
+		const oldestFirst = [...memories].sort(([, a], [, b]) => a.touchedAt - b.touchedAt);
+		for (const [id, memory] of oldestFirst) {
+			if (memories.size <= MEMORY_BOUNDS.executions) break;
+			if (now - memory.touchedAt < MEMORY_BOUNDS.executionsIdleMs) break;
+			forget(id, memory);
+		}
+		for (const [, memory] of oldestFirst) {
+			if (rememberedAnswers <= MEMORY_BOUNDS.answers) break;
+			if (now - memory.touchedAt < MEMORY_BOUNDS.answersIdleMs) break;
+			if (memory.remembered) memory.answers.clear();
+		}
+	}
+	nextAnswerCheck = Math.max(MEMORY_BOUNDS.answers, rememberedAnswers) + (rememberedAnswers > MEMORY_BOUNDS.answers ? ANSWER_CHECK_STEP : 1);
+	if (memories.size === 0 && sweepTimer) {
+		sweepTimer.stop();
+		sweepTimer = undefined;
+	}
+}
+
+/** What the process remembers now (for tests and diagnostics). */
+export function executionMemoryStats(): { executions: number; answers: number } {
+	return { executions: memories.size, answers: rememberedAnswers };
+}
 
 export function executionMemory(ctx: IExecuteFunctions): ExecutionMemory {
 	// Without an execution id there is nothing to share with a re-run; a private memory keeps runs apart.
 	const executionId = ctx.getExecutionId?.() || `unscoped-${Date.now()}-${Math.random()}`;
-	const now = Date.now();
-	for (const [id, memory] of memories) {
-		if (now - memory.touchedAt > MEMORY_IDLE_MS) memories.delete(id);
-	}
 	let memory = memories.get(executionId);
 	if (!memory) {
 		memory = new ExecutionMemory();
 		memories.set(executionId, memory);
+		// The sweep runs whether or not another call comes, and stops when nothing is remembered.
+		sweepTimer ??= startSweep(() => enforceMemoryBounds(), MEMORY_BOUNDS.sweepMs);
+		if (memories.size > MEMORY_BOUNDS.executions) enforceMemoryBounds();
 	}
-	memory.touchedAt = now;
+	memory.touchedAt = Date.now();
 	return memory;
 }
 
 /** Forgets every execution's memory, as a restart of n8n would (tests only). */
 export function forgetAllExecutionMemory(): void {
-	memories.clear();
+	for (const [id, memory] of memories) forget(id, memory);
+	enforceMemoryBounds();
 	memoryRecords.clear();
 }
 

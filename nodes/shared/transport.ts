@@ -4,7 +4,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, Logger } from 'n8n-wo
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import type { z } from 'zod/v4';
 
-import { GatewayFailure, type GatewayFailureKind } from './errors';
+import { GatewayFailure, MisshapenAnswer, type GatewayFailureKind } from './errors';
 import { DEFAULT_LIMITER_SETTINGS, GatewayLimiter, LimiterWaitTooLong, limiterFor, type LimiterSettings } from './limiter';
 import { REDIS_URL_FIELD, RedisUnavailable, redisSettingsFromCredentials } from './redis';
 import { redactSecret, rememberSecret } from './redact';
@@ -504,7 +504,13 @@ export class GatewayClient {
 		}
 		const data = schema.safeParse(envelope.data);
 		if (!data.success) {
-			throw this.failure(operation, 'schema', `the answer does not have the expected shape: ${describeSchemaProblem(data.error, 'data')}`, {
+			// Code 0 is a success, and billed: the answer is handed over as sent, never dropped.
+			const secret = this.settings.appCode;
+			throw new MisshapenAnswer({
+				operation,
+				problem: redactSecret(describeSchemaProblem(data.error, 'data'), secret),
+				data: envelope.data === undefined ? null : JSON.parse(redactSecret(JSON.stringify(envelope.data), secret)),
+				gatewayMessage: redactSecret(message, secret),
 				hint: 'The gateway may have changed its response format. Report this with the field named above.',
 			});
 		}

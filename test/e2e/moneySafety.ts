@@ -54,7 +54,7 @@ function smsNode(options: MoneySafetyOptions, credential: { id: string; name: st
 }
 
 /** Start -> a list of items -> (loop ->) Send. */
-function workflow(id: string, name: string, start: Json, items: Json[], send: Json, loop: boolean): Json {
+export function workflow(id: string, name: string, start: Json, items: Json[], send: Json, loop: boolean): Json {
 	const nodes: Json[] = [
 		start,
 		{
@@ -81,7 +81,7 @@ function workflow(id: string, name: string, start: Json, items: Json[], send: Js
 	return { id, name, active: false, nodes, connections, settings: { executionOrder: 'v1' }, pinData: {} };
 }
 
-const manualStart = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+export const manualStart = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
 const webhookStart = {
 	id: 'start',
 	name: 'Start',
@@ -92,7 +92,8 @@ const webhookStart = {
 	parameters: { httpMethod: 'POST', path: RETRY_PATH, responseMode: 'onReceived', options: {} },
 };
 
-async function importFile(options: MoneySafetyOptions, kind: 'workflow' | 'credentials', name: string, content: unknown) {
+/** Imports a workflow or credentials file with n8n's CLI. */
+export async function importFile(options: Pick<MoneySafetyOptions, 'runtime' | 'environment'>, kind: 'workflow' | 'credentials', name: string, content: unknown) {
 	const folder = join(options.environment.userFolder, 'money-safety');
 	mkdirSync(folder, { recursive: true });
 	const file = join(folder, `${name}.json`);

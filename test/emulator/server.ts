@@ -18,7 +18,11 @@ import { Ledger } from './ledger';
 import * as samples from './samples';
 import { SmsState, type Answer, type PendingKind, type SmsLimits } from './sms';
 
-export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang' | 'echo';
+/**
+ * `misshapen`: the gateway answers as usual (code 0, billed) but `data` arrives as JSON text
+ * instead of an object, as a gateway that changed its format might send it.
+ */
+export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang' | 'echo' | 'misshapen';
 
 export interface FaultStep {
 	kind: FaultKind;
@@ -386,7 +390,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		if (faults.latencyMs) await new Promise((resolve) => setTimeout(resolve, faults.latencyMs));
 
 		const step = takeFault(url.pathname);
-		if (step) {
+		if (step && step.kind !== 'misshapen') {
 			ledger.record({ path: url.pathname, account: label, code: null, kind: step.kind === '429' ? 'rejected429' : 'faulted', billed: false, costYuan: 0 });
 			return writeFault(step, request, response);
 		}
@@ -402,6 +406,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		// Echoes the code back, as careless gateways do: the client must redact it.
 		else if (!account) result = { answer: fail(CODES.invalidAppCode, `invalid appCode ${appCode}`), costYuan: 0 };
 		else result = gateway(url.pathname, url.searchParams, account);
+		if (step?.kind === 'misshapen' && result.answer.code === CODES.ok) {
+			result = { ...result, answer: { ...result.answer, data: JSON.stringify(result.answer.data) } };
+		}
 
 		const billed = result.answer.code === CODES.ok && result.costYuan > 0;
 		ledger.record({ path: url.pathname, account: label, code: result.answer.code, kind: 'call', billed, costYuan: billed ? result.costYuan : 0 });

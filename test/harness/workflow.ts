@@ -220,8 +220,11 @@ export interface WorkflowRunOptions {
 
 export interface WorkflowRunResult {
 	run: IRun;
-	/** Output items (first output) of a step, by name; the last step when no name is given. */
-	items(stepName?: string): INodeExecutionData[];
+	/**
+	 * Output items of a step, by name (the last step when no name is given): the first output, or
+	 * `output` 1 for the error output of a step whose On Error is "Continue (using error output)".
+	 */
+	items(stepName?: string, output?: number): INodeExecutionData[];
 	/** Output items of every run of a step, run by run. */
 	runs(stepName?: string): IDataObject[][];
 	json(stepName?: string): IDataObject[];
@@ -333,10 +336,10 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 	const run = await finished;
 
 	const lastStep = options.steps[options.steps.length - 1]?.name ?? 'Input';
-	const items = (stepName = lastStep): INodeExecutionData[] => {
+	const items = (stepName = lastStep, output = 0): INodeExecutionData[] => {
 		const taskData = run.data.resultData.runData[stepName];
 		const lastRun = taskData?.[taskData.length - 1];
-		return lastRun?.data?.main?.[0] ?? [];
+		return lastRun?.data?.main?.[output] ?? [];
 	};
 	const runError = run.data.resultData.error as
 		| (Error & { description?: string | null; node?: INode; context?: { itemIndex?: number } })

@@ -161,6 +161,74 @@ describe('bad input gets 400 with a short reason and starts nothing', () => {
 	});
 });
 
+describe('a rejected callback leaves a trace: a warning in n8n\'s log, and on request an item', () => {
+	const withSecrets = { action: 'report', sms: { ...report('T9').sms, phone: '13912345678', content: '您的验证码是987654', status: 'delivered' } };
+
+	it('a malformed callback is logged as a warning naming the reason and the action, without the body\'s values', async () => {
+		const { url, starts, logs } = await serve();
+		expect((await post(url, withSecrets)).status).toBe(400);
+		expect(starts).toHaveLength(0);
+		expect(logs).toEqual([
+			{
+				level: 'warn',
+				message: 'Data Gateway SMS Trigger: rejected a callback with HTTP 400: invalid report callback: sms.status: expected an integer, received string (action "report")',
+				meta: expect.objectContaining({ node: 'SMS Trigger', status: 400 }),
+			},
+		]);
+		const logged = JSON.stringify(logs);
+		for (const secret of ['13912345678', '987654', 'delivered']) expect(logged).not.toContain(secret);
+	});
+
+	it('unknown actions, unreadable bodies and failed security checks are logged too; a started event is not', async () => {
+		const { url, logs } = await serve({ security: { token: 'url-secret-123' } });
+		await post(`${url}?token=url-secret-123`, { action: 'refund' });
+		await post(`${url}?token=url-secret-123`, 'not json', { contentType: 'text/plain' });
+		await post(`${url}?token=wrong-token-456`, report('T10'));
+		expect(await post(`${url}?token=url-secret-123`, report('T11'))).toEqual(started);
+		expect(logs.map((log) => log.message)).toEqual([
+			'Data Gateway SMS Trigger: rejected a callback with HTTP 400: unknown action (action "refund")',
+			'Data Gateway SMS Trigger: rejected a callback with HTTP 400: body is not valid JSON',
+			'Data Gateway SMS Trigger: rejected a callback with HTTP 401: missing or wrong token (action "report")',
+		]);
+		expect(JSON.stringify(logs)).not.toMatch(/url-secret|wrong-token/);
+	});
+
+	it('with Output Rejected Events, a rejected callback starts the workflow marked rejected, with the reason and the raw body', async () => {
+		const { url, starts } = await serve({ options: { outputRejected: true } });
+		const reply = await post(url, withSecrets);
+		expect(reply).toEqual({ status: 400, body: { error: expect.stringMatching(/^invalid report callback: sms\.status/) } });
+		expect(starts).toHaveLength(1);
+		expect(starts[0][0][0].json).toEqual({
+			event: 'rejected',
+			rejected: true,
+			reason: expect.stringMatching(/^invalid report callback: sms\.status: expected an integer, received string "delivered"/),
+			httpStatus: 400,
+			action: 'report',
+			rawBody: JSON.stringify(withSecrets),
+			rawBodyChars: JSON.stringify(withSecrets).length,
+			rawBodyTruncated: false,
+			receivedAt: expect.stringMatching(/^\d{4}-/),
+		});
+	});
+
+	it('the raw body of a rejected event is cut at 16 KB; security refusals never start the workflow', async () => {
+		const { url, starts } = await serve({ options: { outputRejected: true }, security: { token: 'url-secret-123' } });
+		const huge = JSON.stringify({ action: 'surprise', padding: 'x'.repeat(40_000) });
+		expect((await post(`${url}?token=url-secret-123`, huge, { contentType: 'text/plain' })).status).toBe(400);
+		expect((await post(`${url}?token=nope`, { action: 'surprise' })).status).toBe(401);
+		expect(starts).toHaveLength(1);
+		const event = starts[0][0][0].json;
+		expect(event).toMatchObject({ reason: 'unknown action "surprise"', action: 'surprise', rawBodyChars: huge.length, rawBodyTruncated: true });
+		expect(event.rawBody).toHaveLength(16_384);
+	});
+
+	it('Output Rejected Events is off by default: a rejected callback starts nothing', async () => {
+		const { url, starts } = await serve();
+		expect((await post(url, { action: 'refund' })).status).toBe(400);
+		expect(starts).toHaveLength(0);
+	});
+});
+
 describe('events the user did not pick get 200 and start nothing', () => {
 	it('an unselected action', async () => {
 		const { url, starts } = await serve({ events: ['report'] });

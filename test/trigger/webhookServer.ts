@@ -34,6 +34,8 @@ export interface WebhookServer {
 	starts: INodeExecutionData[][][];
 	/** Errors webhook() threw; n8n answers those with 500 and starts nothing the user built. */
 	failures: Error[];
+	/** What the node wrote to n8n's logger (this.logger), in order. */
+	logs: Array<{ level: string; message: string; meta?: unknown }>;
 	close(): Promise<void>;
 }
 
@@ -167,6 +169,9 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 	const path = `${node.webhookId}/${String(webhookDescription.path)}`;
 	const starts: INodeExecutionData[][][] = [];
 	const failures: Error[] = [];
+	const logs: WebhookServer['logs'] = [];
+	const logAt = (level: string) => (message: string, meta?: unknown) => logs.push({ level, message, meta });
+	const logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info'), debug: logAt('debug') };
 
 	const server: Server = createServer(async (incoming, response) => {
 		const request = prepareRequest(incoming, path);
@@ -198,6 +203,8 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 			isTest: mode === 'manual',
 		};
 		const context = new WebhookContext(workflow, node, additionalData, mode, webhookData, [], null);
+		// n8n's logger, as the node sees it (this.logger), recorded for the test.
+		Object.defineProperty(context, 'logger', { value: logger });
 		try {
 			const result = await type.webhook!.call(context);
 			if (result.workflowData) starts.push(result.workflowData);
@@ -215,6 +222,7 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${base}/${path}`,
 		starts,
 		failures,
+		logs,
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	};
 }

@@ -5,7 +5,7 @@ import { runForEachItem } from '../../shared/batch';
 import { checkKeyword } from '../../shared/checks/keyword';
 import { checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
 import { callOptions, gatewayClient } from '../../shared/client';
-import { asNodeError, GatewayFailure, inputError } from '../../shared/errors';
+import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
 import { withIsoTimes } from '../../shared/simplify';
 import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
@@ -213,6 +213,8 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				try {
 					return await changeOnce(itemIndex, plan.params);
 				} catch (error) {
+					// Made (code 0), with an answer that does not fit: output with a warning (runForEachItem), not an error.
+					if (error instanceof MisshapenAnswer) return error;
 					const stateHint = error instanceof GatewayFailure && refusedForState(error) ? stateRuleHint(kind, operation) : undefined;
 					const uncertainChange = changes !== undefined && error instanceof GatewayFailure && !callCertainlyFailed(error);
 					throw asNodeError(

@@ -5,11 +5,11 @@ import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
 import { callOptions, gatewayClient, spendMeter } from '../../../shared/client';
 import { simplifyProperty } from '../../../shared/description';
-import { inputError } from '../../../shared/errors';
+import { inputError, MisshapenAnswer } from '../../../shared/errors';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/schemas/enterprise';
 import { emptyToNull, withIsoTimes } from '../../../shared/simplify';
 import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/spec';
-import { describeCalls, priceOf, roundYuan } from '../../../shared/spend';
+import { certainlyNotBilled, describeCalls, priceOf, roundYuan } from '../../../shared/spend';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state';
 import type { GatewayClient } from '../../../shared/transport';
 
@@ -98,6 +98,7 @@ export async function readCopyrightPages(
 }
 
 type Listing = { keyword: string; limit: number; pageSize: number; simplify: boolean };
+type Listed = { records: CopyrightRecord[]; paidPages: number; misshapen?: { answer: MisshapenAnswer; pageIndex: number } };
 
 /**
  * Pages are shared by the whole execution, keyed by (keyword, pageIndex, pageSize): two items with
@@ -114,23 +115,36 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 
 	return {
 		pageKey,
-		/** Reads one listing for one item; `paidPages` counts the pages this item paid for. */
-		async read(listing: Listing, itemIndex: number): Promise<{ records: CopyrightRecord[]; paidPages: number }> {
+		/**
+		 * Reads one listing for one item; `paidPages` counts the pages this item paid for. A page
+		 * answered with code 0 whose data does not fit ends the listing and comes back as `misshapen`.
+		 */
+		async read(listing: Listing, itemIndex: number): Promise<Listed> {
 			const payer = `${runId}|item ${itemIndex}`;
 			let paidPages = 0;
+			let misshapen: Listed['misshapen'];
 			const fetchPage = async (pageIndex: number): Promise<CopyrightPage> => {
-				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async () => {
+				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async (): Promise<CopyrightPage | MisshapenAnswer> => {
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
+					// Counted before the call, so that parallel items see it against the cap.
 					meter.add(price);
-					const page = client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options);
-					page.catch(() => meter.add(-price)); // billed only on success
-					return (await page).data;
+					const call = client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options);
+					return await call.then(
+						(answer) => answer.data,
+						(error: unknown) => {
+							if (error instanceof MisshapenAnswer) return error; // code 0: billed, kept
+							if (certainlyNotBilled(error)) meter.refund(price);
+							return Promise.reject(error);
+						},
+					);
 				});
 				const page = await answer;
 				if (entry.paidByRun === payer) paidPages++;
-				return page;
+				if (!(page instanceof MisshapenAnswer)) return page;
+				misshapen = { answer: page, pageIndex };
+				return { data: [], totalRecords: null, pageIndex, pageSize: listing.pageSize };
 			};
-			return { records: await readCopyrightPages(fetchPage, listing), paidPages };
+			return { records: await readCopyrightPages(fetchPage, listing), paidPages, misshapen };
 		},
 		/** Before the first call: the pages the listings will need that this execution has not paid yet. */
 		checkEstimate(listings: Listing[]): void {
@@ -161,7 +175,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const reader = pageReader(this, client, callOptions(this));
-	return await runForEachItem<Listing, { records: CopyrightRecord[]; paidPages: number }>(this, {
+	return await runForEachItem<Listing, Listed>(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
 			const keyword = checkKeyword(parameters.get('keyword', itemIndex, '') as string);
@@ -180,10 +194,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		beforeCalls: async (plans) => reader.checkEstimate([...plans.values()]),
 		execute: async (plan, itemIndex) => await reader.read(plan, itemIndex),
 		// The pages this item paid for are its first record's cost, so the costs add up to the bill.
-		output: ({ records, paidPages }, plan) =>
-			records.map((record, index) => ({
-				...(plan.simplify ? simplifyCopyright(record) : (record as IDataObject)),
-				costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0,
-			})),
+		output: ({ records, paidPages, misshapen }, plan) =>
+			[
+				...records.map((record) => (plan.simplify ? simplifyCopyright(record) : (record as IDataObject))),
+				...(misshapen ? [{ ...misshapen.answer.toOutput(), pageIndex: misshapen.pageIndex }] : []),
+			].map((json, index) => ({ ...json, costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0 })),
 	});
 }

@@ -1,0 +1,120 @@
+import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
+
+import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { startEmulator, type Emulator } from '../emulator/server';
+import { runWorkflow, type WorkflowStep } from '../harness/workflow';
+
+let emulator: Emulator;
+const HOUR = 3_600_000;
+beforeAll(async () => {
+	emulator = await startEmulator({ reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+const enterprise = new DataGatewayEnterprise();
+const sms = new DataGatewaySms();
+
+function run(type: INodeType, parameters: INodeParameters, items: IDataObject[], settings: WorkflowStep['settings'], appCode = emulator.demo.memberAppCode) {
+	return runWorkflow({
+		steps: [{ name: 'Node', type, parameters, settings }],
+		items,
+		credentials: { dataGatewayApi: { appCodeSecret: appCode, baseUrl: emulator.url } },
+	});
+}
+
+const registration = { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' };
+const companies = [{ keyword: '北京示例科技有限公司' }, { keyword: 'notfound 公司' }, { keyword: '上海示例贸易有限公司' }];
+
+const send = () => ({
+	resource: 'message',
+	operation: 'send',
+	signId: Number(emulator.demo.signatureId),
+	templateId: Number(emulator.demo.templateId),
+	phone: '={{ $json.phone }}',
+	variablesInput: 'keyValue',
+	variables: { variable: [{ name: 'code', value: '1234' }] },
+});
+const phones = [{ phone: '13900002001' }, { phone: '12345' }, { phone: '13900002003' }];
+
+const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);
+
+describe('Continue (using error output): failed items leave on the error output, paired with their input', () => {
+	it('a lookup: the unknown company goes to the Error branch, the other two to Success', async () => {
+		const result = await run(enterprise, registration, companies, { onError: 'continueErrorOutput' });
+		expect(result.error).toBeUndefined();
+		const success = result.items(undefined, 0);
+		const failed = result.items(undefined, 1);
+		expect(pairedIndexes(success)).toEqual([0, 2]);
+		expect(success.map((item) => (item.json.data as IDataObject).name)).toEqual(['北京示例科技有限公司', '上海示例贸易有限公司']);
+		expect(pairedIndexes(failed)).toEqual([1]);
+		// n8n shows the error's message in the json, and its description and context beside it.
+		expect(failed[0].json).toEqual({ error: expect.stringContaining('Get Enterprise Detail failed: gateway code 20004') });
+		expect(failed[0].error).toMatchObject({ description: expect.stringContaining('The gateway refused'), context: { gatewayCode: 20004, itemIndex: 1 } });
+		expect(emulator.ledger().byPath['/enterprise/detail_info']).toMatchObject({ calls: 3, billedCalls: 2 });
+	});
+
+	it('SMS Send: the phone 12345 is refused before any call and goes to the Error branch; the other two are sent', async () => {
+		const result = await run(sms, send(), phones, { onError: 'continueErrorOutput' }, emulator.demo.appCode);
+		expect(result.error).toBeUndefined();
+		const success = result.items(undefined, 0);
+		const failed = result.items(undefined, 1);
+		expect(pairedIndexes(success)).toEqual([0, 2]);
+		expect(success.map((item) => item.json.taskId)).toEqual([expect.any(String), expect.any(String)]);
+		expect(pairedIndexes(failed)).toEqual([1]);
+		expect(failed[0].json.error).toMatch(/Item 2: Phone/);
+		expect(failed[0].error?.description).toMatch(/No call was made/);
+		expect(emulator.ledger().byPath['/sms/send'].calls).toBe(2);
+	});
+
+	it('a refusal of the whole node (the spending cap) sends every item to the Error branch, none to Success', async () => {
+		const result = await runWorkflow({
+			steps: [{ name: 'Node', type: enterprise, parameters: registration, settings: { onError: 'continueErrorOutput' } }],
+			items: companies,
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxSpendPerExecution: 0.5 } },
+		});
+		expect(result.items(undefined, 0)).toEqual([]);
+		const failed = result.items(undefined, 1);
+		expect(pairedIndexes(failed)).toEqual([0, 1, 2]);
+		expect(failed[0].json.error).toMatch(/^Spending cap: /);
+		expect(failed[2].error?.description).toMatch(/No paid call was made/);
+		expect(emulator.ledger().byPath['/enterprise/detail_info']).toBeUndefined();
+	});
+
+	it('Continue (regular output) keeps every item on the one output, the failed one with its readable fields', async () => {
+		const result = await run(enterprise, registration, companies, { onError: 'continueRegularOutput' });
+		const items = result.items();
+		expect(items[1].error).toBeUndefined();
+		expect(pairedIndexes(items)).toEqual([0, 1, 2]);
+		expect(items[1].json).toEqual({
+			error: expect.stringContaining('no enterprise matches the keyword'),
+			errorDescription: expect.stringContaining('The gateway refused the request'),
+			gatewayCode: 20004,
+		});
+		expect(result.items(undefined, 1)).toEqual([]);
+	});
+
+	it('the error attached to the item carries no part of the appCode, however the gateway echoed it', async () => {
+		// The emulator answers an unknown appCode with "invalid appCode <the code>".
+		const appCode = 'wrong-app-code-7f3a9c21d4';
+		const result = await run(enterprise, registration, companies, { onError: 'continueErrorOutput' }, appCode);
+		const failed = result.items(undefined, 1);
+		expect(failed).toHaveLength(3);
+		expect(failed[0].error?.message).toContain('[redacted]');
+		// Everything n8n keeps of the run, with the errors' own properties (stack, cause, context, messages) spelled out.
+		const seen = new Set<unknown>();
+		const texts: string[] = [];
+		const walk = (value: unknown) => {
+			if (typeof value === 'string') texts.push(value);
+			if (typeof value !== 'object' || value === null || seen.has(value)) return;
+			seen.add(value);
+			for (const key of Object.getOwnPropertyNames(value)) walk((value as Record<string, unknown>)[key]);
+		};
+		walk(result.run.data);
+		expect(texts.length).toBeGreaterThan(10);
+		for (const fragment of [appCode, appCode.slice(0, 8), appCode.slice(-8)]) {
+			expect(texts.filter((text) => text.includes(fragment))).toEqual([]);
+		}
+	});
+});
