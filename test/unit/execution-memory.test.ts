@@ -43,7 +43,7 @@ describe('the paid-answer memory is bounded without waiting for a later call', (
 	it('above the answer bound, the answers of the executions idle longest go first; sends stay', () => {
 		const old = executionMemory(contextOf('old'));
 		for (let index = 0; index < MEMORY_BOUNDS.answers - 10; index++) old.answers.set(`q${index}`, answer());
-		old.sends.set('item 0', { outcome: Promise.resolve('task-1') });
+		old.sends.set('item 0', { outcome: Promise.resolve('task-1'), request: {} });
 		jest.advanceTimersByTime(MEMORY_BOUNDS.answersIdleMs);
 		const recent = executionMemory(contextOf('recent'));
 		for (let index = 0; index < 20; index++) recent.answers.set(`q${index}`, answer());
