@@ -233,3 +233,27 @@ describe('Send and Check Delivery at batch speed', () => {
 		expect(result.items().map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	});
 });
+
+describe('a send the gateway accepted (code 0) whose answer has no usable task ID', () => {
+	it('is output as sent with a warning, not as "may have been sent", and Retry On Fail does not send it again', async () => {
+		// Item 1's answer arrives misshapen; item 2 meets a 429 once, so n8n re-runs the node.
+		emulator.setFaults({
+			sequence: [
+				{ kind: 'misshapen', path: '/sms/send' },
+				{ kind: '429', path: '/sms/send', retryAfterSeconds: 0 },
+			],
+		});
+		const phones = ['13900012001', '13900012002'];
+		const result = await runSms(sendParameters(), phones.map((phone) => ({ phone })), {
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+			credential: { maxConcurrent: 1, maxRetries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		const [first, second] = result.json();
+		expect(first).toMatchObject({ taskId: null, phone: phones[0], skippedAsRepeat: false, warning: expect.stringContaining('the call took effect') });
+		expect(second).toMatchObject({ taskId: expect.any(String), phone: phones[1] });
+		// Item 1 once (accepted, misshapen answer), item 2 refused once and then sent once.
+		expect(acceptedSends()).toBe(2);
+		expect(requestsTo('/sms/send')).toBe(3);
+	});
+});

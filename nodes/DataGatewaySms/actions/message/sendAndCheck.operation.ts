@@ -98,7 +98,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			output: ({ sent, task }) =>
 				({
 					...sent,
-					outcome: task ? deliveryOutcome(task.status) : 'skippedAsRepeat',
+					outcome: task ? deliveryOutcome(task.status) : sent.skippedAsRepeat ? 'skippedAsRepeat' : 'unknown',
 					...(task ? { task: presentTask(task) } : {}),
 				}) as IDataObject,
 		});

@@ -1,4 +1,4 @@
-import { asNodeError, GatewayFailure } from '../../../../shared/errors';
+import { asNodeError, GatewayFailure, MisshapenAnswer } from '../../../../shared/errors';
 import { sendResultSchema } from '../../../../shared/schemas/sms';
 import { callCertainlyFailed, rememberOutcome } from '../../../../shared/state';
 import { costOf, releaseUnsent } from './records';
@@ -39,6 +39,7 @@ export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcom
 		try {
 			taskId = await earlier.outcome;
 		} catch (error) {
+			if (error instanceof MisshapenAnswer) return sentWithoutTaskId(run, plan, base, error, true);
 			run.unknown.set(plan.itemIndex, plan.phone);
 			const cause = error instanceof GatewayFailure ? error : new GatewayFailure({ kind: 'outcome-unknown', operation: 'smsSend', message: String(error) });
 			throw asNodeError(ctx.getNode(), unknownOutcome(cause, `not sent again: an earlier attempt in this run to ${plan.phone} has an unknown outcome (${cause.message})`), plan.itemIndex);
@@ -64,6 +65,11 @@ export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcom
 	try {
 		taskId = await rememberOutcome(memory.sends, plan.key, entry);
 	} catch (error) {
+		// Code 0 without a usable task ID: the gateway took the message, so it is sent, not unknown.
+		if (error instanceof MisshapenAnswer) {
+			run.meter.add(costOf(plan));
+			return sentWithoutTaskId(run, plan, base, error, false);
+		}
 		if (certainlyNotSent(error)) {
 			if (memory.sends.get(plan.key) === entry) memory.sends.delete(plan.key);
 			await records.release([plan.itemIndex]);
@@ -79,6 +85,12 @@ export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcom
 	run.meter.add(costOf(plan));
 	run.sent.set(plan.itemIndex, taskId);
 	return { taskId, ...base, deduplicated: false, skippedAsRepeat: false, costYuan: costOf(plan), ...plan.size };
+}
+
+/** A send the gateway accepted (code 0) whose answer carried no usable task ID: sent, with a warning. */
+function sentWithoutTaskId(run: SendRun, plan: SendPlan, base: Pick<SendOutcome, 'phone' | 'signId' | 'templateId' | 'sendRecords'>, answer: MisshapenAnswer, deduplicated: boolean): SendOutcome {
+	run.sent.set(plan.itemIndex, 'without a task ID');
+	return { taskId: null, ...base, deduplicated, skippedAsRepeat: false, costYuan: costOf(plan), ...plan.size, ...answer.toOutput() };
 }
 
 const byItem = <T>(entries: Map<number, T>) => [...entries].sort(([a], [b]) => a - b);
