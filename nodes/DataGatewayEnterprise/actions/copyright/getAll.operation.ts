@@ -4,10 +4,12 @@ import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
 import { callOptions, gatewayClient, spendMeter } from '../../../shared/client';
-import { simplifyProperty } from '../../../shared/description';
+import { countedCall, countReused } from '../../../shared/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
 import { inputError } from '../../../shared/errors';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/schemas/enterprise';
 import { emptyToNull, withIsoTimes } from '../../../shared/simplify';
+import { friendlyCopyright } from '../../../shared/simplified';
 import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/spec';
 import { describeCalls, priceOf, roundYuan } from '../../../shared/spend';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state';
@@ -44,7 +46,7 @@ export const description: INodeProperties[] = [
 		description: 'Max number of results to return',
 		displayOptions: { show: { ...showFor, returnAll: [false] } },
 	},
-	{ ...simplifyProperty, displayOptions: { show: showFor } },
+	...simplifyProperties(showFor),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -98,6 +100,7 @@ export async function readCopyrightPages(
 }
 
 type Listing = { keyword: string; limit: number; pageSize: number; simplify: boolean };
+type Listed = { records: CopyrightRecord[]; paidPages: number; pageOf: Map<CopyrightRecord, number>; paidPageIndexes: Set<number> };
 
 /**
  * Pages are shared by the whole execution, keyed by (keyword, pageIndex, pageSize): two items with
@@ -114,23 +117,29 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 
 	return {
 		pageKey,
-		/** Reads one listing for one item; `paidPages` counts the pages this item paid for. */
-		async read(listing: Listing, itemIndex: number): Promise<{ records: CopyrightRecord[]; paidPages: number }> {
+		/** Reads one listing for one item; `paidPages` counts the pages this item paid for, `pageOf` where each record came from. */
+		async read(listing: Listing, itemIndex: number): Promise<Listed> {
 			const payer = `${runId}|item ${itemIndex}`;
 			let paidPages = 0;
+			const pageOf = new Map<CopyrightRecord, number>();
+			const paidPageIndexes = new Set<number>();
 			const fetchPage = async (pageIndex: number): Promise<CopyrightPage> => {
 				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async () => {
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
 					meter.add(price);
-					const page = client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options);
+					const page = countedCall(ctx, async () => (await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options)).data);
 					page.catch(() => meter.add(-price)); // billed only on success
-					return (await page).data;
+					return await page;
 				});
 				const page = await answer;
-				if (entry.paidByRun === payer) paidPages++;
+				if (entry.paidByRun === payer) {
+					paidPages++;
+					paidPageIndexes.add(pageIndex);
+				} else countReused(ctx);
+				for (const record of page.data) if (!pageOf.has(record)) pageOf.set(record, pageIndex);
 				return page;
 			};
-			return { records: await readCopyrightPages(fetchPage, listing), paidPages };
+			return { records: await readCopyrightPages(fetchPage, listing), paidPages, pageOf, paidPageIndexes };
 		},
 		/** Before the first call: the pages the listings will need that this execution has not paid yet. */
 		checkEstimate(listings: Listing[]): void {
@@ -161,7 +170,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const reader = pageReader(this, client, callOptions(this));
-	return await runForEachItem<Listing, { records: CopyrightRecord[]; paidPages: number }>(this, {
+	const friendly = usesFriendlyNames(this);
+	return await runForEachItem<Listing, Listed>(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
 			const keyword = checkKeyword(parameters.get('keyword', itemIndex, '') as string);
@@ -175,15 +185,34 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!Number.isInteger(pageSize) || pageSize < 1) {
 				throw inputError(this.getNode(), itemIndex, 'Page Size', `${pageSize} is not a whole number of 1 or more`, 'Set Page Size to 10 or another positive whole number.');
 			}
-			return { keyword: keyword.value, limit, pageSize, simplify: parameters.get('simplify', itemIndex, false) as boolean };
+			return { keyword: keyword.value, limit, pageSize, simplify: parameters.get('simplify', itemIndex, friendly) as boolean };
 		},
 		beforeCalls: async (plans) => reader.checkEstimate([...plans.values()]),
 		execute: async (plan, itemIndex) => await reader.read(plan, itemIndex),
-		// The pages this item paid for are its first record's cost, so the costs add up to the bill.
-		output: ({ records, paidPages }, plan) =>
-			records.map((record, index) => ({
-				...(plan.simplify ? simplifyCopyright(record) : (record as IDataObject)),
-				costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0,
-			})),
+		output: (listed, plan) => (friendly ? costPerRecord(listed, plan.simplify) : costOnFirstRecord(listed, plan.simplify)),
+	});
+}
+
+/** Version 1: the pages this item paid for are its first record's cost, so the costs add up to the bill. */
+function costOnFirstRecord({ records, paidPages }: Listed, simplify: boolean): IDataObject[] {
+	return records.map((record, index) => ({
+		...(simplify ? simplifyCopyright(record) : (record as IDataObject)),
+		costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0,
+	}));
+}
+
+/**
+ * Version 1.1: every record says what its page cost (`pageCostYuan`: the price, or 0 when an earlier
+ * item or run of this execution paid for that page), and `costYuan` shares what this item paid
+ * evenly among its records (the rounding rest on the last), so the column adds up to the bill.
+ */
+function costPerRecord({ records, paidPages, pageOf, paidPageIndexes }: Listed, simplify: boolean): IDataObject[] {
+	const price = priceOf('enterpriseCopyright');
+	const paid = roundYuan(paidPages * price);
+	const share = records.length > 0 ? Math.floor((paid / records.length) * 10000) / 10000 : 0;
+	return records.map((record, index) => {
+		const costYuan = index === records.length - 1 ? roundYuan(paid - share * (records.length - 1)) : share;
+		const pageCostYuan = paidPageIndexes.has(pageOf.get(record) ?? 0) ? price : 0;
+		return simplify ? { ...friendlyCopyright(record), costYuan, pageCostYuan } : { ...(record as IDataObject), costYuan, pageCostYuan };
 	});
 }

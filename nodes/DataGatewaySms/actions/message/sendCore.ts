@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IDisplayOptions, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { checkMobileNumber } from '../../../shared/checks/phone';
 import {
@@ -9,6 +9,7 @@ import {
 	type MessageSize,
 } from '../../../shared/checks/sms';
 import { spendMeter, type callOptions } from '../../../shared/client';
+import { forVersion } from '../../../shared/description';
 import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
 import { sendResultSchema, signatureSchema, templateSchema } from '../../../shared/schemas/sms';
 import { messageFingerprint, SmsSendRecords, type SendDecision, type SmsLimits } from '../../../shared/smsGuard';
@@ -34,28 +35,33 @@ import type { GatewayClient } from '../../../shared/transport';
 
 type CallOptions = ReturnType<typeof callOptions>;
 
+const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
+
+/** An approved signature's or template's ID: a number field in version 1, text in 1.1 so a new node flags it as missing. */
+function idFields(name: string, displayName: string, noun: string, show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
+	const description = `ID of an approved ${noun} (see the ${displayName.replace(' ID', '')} resource)`;
+	return [
+		{ displayName, name, type: 'number', required: true, default: 0, description, displayOptions: forVersion(1, { show }) },
+		{
+			displayName,
+			name,
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: '12',
+			description,
+			hint: noun === 'signature' ? ID_HINT : ID_HINT.replace('Signature → Get', 'Template → Get'),
+			displayOptions: forVersion(1.1, { show }),
+		},
+	];
+}
+
 /** The fields of Send, shared by Send and Send and Check Delivery. */
 export function sendFields(operations: string[]): INodeProperties[] {
 	const show = { resource: ['message'], operation: operations };
 	return [
-		{
-			displayName: 'Signature ID',
-			name: 'signId',
-			type: 'number',
-			required: true,
-			default: 0,
-			description: 'ID of an approved signature (see the Signature resource)',
-			displayOptions: { show },
-		},
-		{
-			displayName: 'Template ID',
-			name: 'templateId',
-			type: 'number',
-			required: true,
-			default: 0,
-			description: 'ID of an approved template (see the Template resource)',
-			displayOptions: { show },
-		},
+		...idFields('signId', 'Signature ID', 'signature', show),
+		...idFields('templateId', 'Template ID', 'template', show),
 		{
 			displayName: 'Phone Number',
 			name: 'phone',
@@ -278,10 +284,13 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 }
 
 function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string): number {
-	const value = Number(ctx.getNodeParameter(name, itemIndex, 0));
-	if (!Number.isInteger(value) || value <= 0) {
-		throw inputError(ctx.getNode(), itemIndex, label, `"${value}" is not a positive whole number`, `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}.`);
-	}
+	const raw = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	const where = label === 'Signature ID' ? 'Signature → Get' : 'Template → Get';
+	const fix = `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}: find it in the gateway console, or with ${where}.`;
+	const text = String(raw ?? '').trim();
+	if (text === '' || text === '0') throw inputError(ctx.getNode(), itemIndex, label, text === '' ? 'is empty' : 'is 0', fix);
+	const value = Number(text);
+	if (!Number.isInteger(value) || value <= 0) throw inputError(ctx.getNode(), itemIndex, label, `"${text}" is not a positive whole number`, fix);
 	return value;
 }
 
