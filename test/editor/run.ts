@@ -153,7 +153,7 @@ async function main() {
 								headers: { 'content-type': 'application/json', 'x-service-event': 'sms' },
 								body: JSON.stringify(callbackFor(example)),
 							});
-							return response.status;
+							return { status: response.status, body: (await response.text()).slice(0, 300) };
 						}
 					: undefined;
 				const status = await runFromEditor(page, rest, sandbox.url, example, callback);

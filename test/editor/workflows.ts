@@ -26,16 +26,20 @@ async function executionIds(rest: N8nRest, workflowId: string): Promise<Set<stri
  * listens on its Test URL: `callback` posts there (as the gateway would) until it is heard.
  * Returns the status of the execution that click started.
  */
-export async function runFromEditor(page: Page, rest: N8nRest, url: string, workflow: ExampleWorkflow, callback?: () => Promise<number>): Promise<string> {
+export async function runFromEditor(page: Page, rest: N8nRest, url: string, workflow: ExampleWorkflow, callback?: () => Promise<{ status: number; body: string }>): Promise<string> {
 	const before = await executionIds(rest, workflow.id);
 	await page.goto(`${url}/workflow/${workflow.id}`);
 	await page.locator('[data-test-id="execute-workflow-button"]').click();
 	if (callback) {
+		// Until the editor listens, n8n answers 404 on the Test URL.
 		const deadline = Date.now() + 30_000;
-		for (let status = await callback(); status === 404; status = await callback()) {
+		let answer = await callback();
+		while (answer.status === 404) {
 			if (Date.now() > deadline) throw new Error('the Test URL never started listening');
 			await sleep(500);
+			answer = await callback();
 		}
+		assert.equal(answer.status, 200, `the Test URL answered ${answer.status}: ${answer.body}`);
 	}
 	const deadline = Date.now() + 90_000;
 	for (;;) {
