@@ -21,7 +21,7 @@ import { CREDENTIAL_ID, credentialNameFor, loadExamples, SANDBOX_OWNER, webhookP
 import { npmStart, stopAll, waitReady, type NpmStart } from '../sandbox/npmStart';
 import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
-import { billHint, checkErrorBranch, runFromEditor } from './workflows';
+import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** As the machine notes say: without the networking flags Chromium calls out at every start and is refused. */
@@ -100,11 +100,13 @@ async function signIn(page: Page, url: string) {
 /** A callback as the gateway posts it, for the trigger examples while the editor listens. */
 function callbackFor(example: ExampleWorkflow): Record<string, unknown> {
 	const now = '2026-11-22 09:00:00';
+	// A new id each run: the trigger starts a workflow once per event within its duplicate window.
+	const id = Date.now();
 	const events = (example.nodes.find((node) => node.type.endsWith('dataGatewaySmsTrigger'))?.parameters.events ?? []) as string[];
 	if (events.includes('report')) {
-		return { action: 'report', sms: { id: 'editor-task-1', phone: '13912345678', content: '【数据网关】您的验证码是123456', sendDate: now, receiveDate: now, status: 1, message: '' } };
+		return { action: 'report', sms: { id: `editor-task-${id}`, phone: '13912345678', content: '【数据网关】您的验证码是123456', sendDate: now, receiveDate: now, status: 1, message: '' } };
 	}
-	return { action: 'sign', sign: { id: 4242, user_id: 1, name: '数据网关', remark: 'editor check', status: 1, error: null, create_time: now, update_time: now } };
+	return { action: 'sign', sign: { id, user_id: 1, name: '数据网关', remark: 'editor check', status: 1, error: null, create_time: now, update_time: now } };
 }
 
 async function main() {
@@ -168,6 +170,19 @@ async function main() {
 				}
 			});
 		}
+
+		await check("the trigger's notices are two short lines and name the editor's own buttons", async () => {
+			await page.goto(`${sandbox.url}/workflow/dgwExampleDeliveryReports`);
+			await openNode(page, 'Delivery Report');
+			const panel = page.locator('[data-test-id="ndv"]');
+			await panel.getByText(/Paste the Production URL/).waitFor();
+			const text = await panel.innerText();
+			await screenshot(page, 'trigger-notices');
+			await page.keyboard.press('Escape');
+			// The notice tells users to click "Execute step": the editor must show a button of that name.
+			assert.match(text, /The Test URL listens only after "Execute step"/);
+			assert.ok((text.match(/Execute step/g) ?? []).length >= 2, `the panel shows an "Execute step" button besides the notice:\n${text}`);
+		});
 
 		await check('"Continue (using error output)" shows the failed item on the Error branch', async () => {
 			try {

@@ -40,6 +40,7 @@ export async function runFromEditor(page: Page, rest: N8nRest, url: string, work
 			answer = await callback();
 		}
 		assert.equal(answer.status, 200, `the Test URL answered ${answer.status}: ${answer.body}`);
+		assert.doesNotMatch(answer.body, /"started":\s*false/, `the trigger started nothing: ${answer.body}`);
 	}
 	const deadline = Date.now() + 90_000;
 	for (;;) {
