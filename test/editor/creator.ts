@@ -34,6 +34,8 @@ export async function checkNodeCreator(page: Page, url: string, workflowId: stri
 	assert.deepEqual([...names].sort(), Object.keys(ACTIONS).sort(), `search "Data Gateway" lists ${JSON.stringify(names)}`);
 	await screenshot(page, 'creator-search');
 	for (const [name, actions] of Object.entries(ACTIONS)) {
+		// A fresh page for each: Escape in the details panel does not always close the creator.
+		await page.goto(`${url}/workflow/${workflowId}`);
 		await search(page, 'Data Gateway');
 		await itemNames(page).filter({ hasText: new RegExp(`^${name}$`) }).click();
 		const panel = page.locator('[data-test-id="node-creator"]');
@@ -42,8 +44,8 @@ export async function checkNodeCreator(page: Page, url: string, workflowId: stri
 		for (const action of actions) assert.ok(text.includes(action), `${name} lists "${action}":\n${text}`);
 		if (name === 'Data Gateway SMS') assert.match(text, /Triggers \(3\)/, 'the SMS entry lists the trigger events');
 		await screenshot(page, `creator-${name.split(' ').pop()?.toLowerCase()}`);
-		await page.keyboard.press('Escape');
 	}
+	await page.goto(`${url}/workflow/${workflowId}`);
 	for (const words of ['短信', 'text message']) {
 		await search(page, words);
 		assert.ok((await itemNames(page).allInnerTexts()).includes('Data Gateway SMS'), `search "${words}" finds Data Gateway SMS`);
