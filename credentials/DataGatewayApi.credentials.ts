@@ -15,7 +15,7 @@ export class DataGatewayApi implements ICredentialType {
 
 	icon = { light: 'file:dataGateway.svg', dark: 'file:dataGateway.dark.svg' } as const;
 
-	documentationUrl = 'https://github.com/n8n-nodes-data-gateway/n8n-nodes-data-gateway#credentials';
+	documentationUrl = 'https://github.com/data-gateway/n8n-nodes-data-gateway#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -44,15 +44,16 @@ export class DataGatewayApi implements ICredentialType {
 				{
 					name: 'Query Parameter (appCode)',
 					value: 'query',
-					description: 'What the gateway documents',
+					description: 'As the gateway documents: ?appCode=… on every request',
 				},
 				{
 					name: 'Authorization Header',
 					value: 'header',
-					description: 'Authorization: AppCode &lt;code&gt; keeps the code out of URLs and proxy logs',
+					description: 'Authorization: AppCode &lt;code&gt;, for gateways that accept it; keeps the code out of URLs and proxy logs',
 				},
 			],
 			default: 'query',
+			description: 'Where each request carries the App Code: in the URL as the gateway documents, or in a header that proxies do not log',
 		},
 		{
 			displayName: 'Timeout (Seconds)',
@@ -60,8 +61,7 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: DEFAULT_TIMEOUT_SECONDS,
-			description:
-				'The longest one item\'s call may take, retries and the waits between them included (waiting for a free slot before the first attempt is not counted). A gateway that never answers fails the item after this time, with the number of attempts made.',
+			description: "The longest one item's call may take, retries included",
 		},
 		{
 			displayName: 'Max Retries',
@@ -69,8 +69,7 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: DEFAULT_MAX_RETRIES,
-			description:
-				'Extra attempts for lookups and queries after a network error, HTTP 5xx or 429, made only while the Timeout leaves time for them. Sends, creates, updates and deletes are never retried.',
+			description: 'Extra attempts for lookups and queries after a network error, 5xx or 429; sends and changes are never retried',
 		},
 		{
 			displayName: 'Max Concurrent Requests',
@@ -78,7 +77,7 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: DEFAULT_LIMITER_SETTINGS.maxConcurrent,
-			description: 'Requests in flight at once with this credential, across all nodes of this n8n process',
+			description: 'Requests in flight at once with this credential in this n8n process',
 		},
 		{
 			displayName: 'Max Requests per Second',
@@ -86,8 +85,8 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: DEFAULT_LIMITER_SETTINGS.maxPerSecond,
-			description:
-				'0 finds the rate by itself: when the gateway answers 429 it waits for Retry-After (at most the Timeout, and never more than 60 s) and settles just below that rate',
+			description: 'Calls per second with this credential',
+			hint: '0 = adapt to the gateway: slow down when it answers 429',
 		},
 		{
 			displayName: 'Max Spend per Execution (Yuan)',
@@ -95,8 +94,8 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
-			description:
-				"0 means no cap. Before its first paid call, a node adds the spec's prices of the distinct paid calls its items will make to what earlier nodes of the same execution spent with this credential; above the cap it stops with an error and makes no paid call.",
+			description: 'A node that would pass this spend in one execution stops before its paid calls',
+			hint: '0 = no cap',
 		},
 		{
 			displayName: 'Shared Limit Redis URL',

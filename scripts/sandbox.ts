@@ -34,10 +34,15 @@ export function loadExamples(): Record<string, ExampleWorkflow> {
 	return examples;
 }
 
-/** Trigger workflows: their production webhook path is /webhook/<webhookId>/data-gateway-sms. */
+/**
+ * Trigger workflows: their production webhook path is /webhook/<webhookId>/data-gateway-sms, with
+ * ?token=… when the trigger's Security sets a URL token (the examples do): the URL the gateway gets.
+ */
 export function webhookPathOf(workflow: ExampleWorkflow): string | undefined {
 	const trigger = workflow.nodes.find((node) => node.type === `${NODE_TYPE_PREFIX}dataGatewaySmsTrigger`);
-	return trigger?.webhookId ? `webhook/${trigger.webhookId}/data-gateway-sms` : undefined;
+	if (!trigger?.webhookId) return undefined;
+	const token = (trigger.parameters.security as { token?: string } | undefined)?.token;
+	return `webhook/${trigger.webhookId}/data-gateway-sms${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 
 /** The node that starts a manual run of an example (its manual trigger). */

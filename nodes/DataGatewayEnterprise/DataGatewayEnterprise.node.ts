@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, mainConnection } from '../shared/description';
+import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
@@ -11,7 +11,8 @@ export class DataGatewayEnterprise implements INodeType {
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },

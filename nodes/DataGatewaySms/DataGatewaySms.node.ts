@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, mainConnection } from '../shared/description';
+import { readmeLink } from '../shared/docs';
+import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
 import * as message from './actions/message';
 import { router } from './actions/router';
 import * as signature from './actions/signature';
@@ -12,9 +13,11 @@ export class DataGatewaySms implements INodeType {
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
 		group: ['output'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Send SMS through approved signatures and templates, check delivery, and manage signatures and templates',
+		description:
+			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
 		defaults: { name: 'Data Gateway SMS' },
 		usableAsTool: true,
 		inputs: mainConnection,
@@ -34,8 +37,7 @@ export class DataGatewaySms implements INodeType {
 				default: 'message',
 			},
 			{
-				displayName:
-					"At most once: each item is sent once per run of this node (Retry On Fail does not send it again; a loop's next run sends again). Another execution of this node (a retried execution, a double-submitted form) skips the same message within the Repeat Window, and the per-number limits count this node's sends across executions, in n8n's database. A send whose outcome is unknown is reported, never repeated. Not covered: the same message from another node or workflow, after the window, or with other variables.",
+				displayName: `Each item is texted at most once: Retry On Fail and retried executions do not send it twice. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
 				name: 'atMostOnceNotice',
 				type: 'notice',
 				default: '',

@@ -3,12 +3,14 @@ import type {
 	IDataObject,
 	IHookFunctions,
 	INodeType,
+	INodeProperties,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { mainConnection } from '../shared/description';
+import { forVersion, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
+import { readmeLink } from '../shared/docs';
 import { describeSchemaProblem } from '../shared/schemas/envelope';
 import { callbackSchemas } from '../shared/schemas/callbacks';
 import { withIsoTimes } from '../shared/simplify';
@@ -27,6 +29,54 @@ const EVENTS: Record<CallbackAction, { event: string; key: string }> = {
 
 const DEFAULT_DUPLICATE_WINDOW_SECONDS = 600;
 
+/** Version 1.1's checks: the header's name and value are one pair, so neither can be set alone. */
+const securityProperty: INodeProperties = {
+	displayName: 'Security',
+	name: 'security',
+	type: 'collection',
+	placeholder: 'Add Check',
+	default: {},
+	description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
+	displayOptions: forVersion(1.1),
+	options: [
+		{
+			displayName: 'URL Token',
+			name: 'token',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description: 'A secret the callback URL must carry as ?token=…; add it to the URL you paste into the gateway. Otherwise 401.',
+		},
+		{
+			displayName: 'Required Header',
+			name: 'header',
+			type: 'fixedCollection',
+			placeholder: 'Add Header',
+			default: {},
+			description: 'A header every callback must carry; otherwise 401',
+			options: [
+				{
+					displayName: 'Header',
+					name: 'pair',
+					values: [
+						{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'X-Callback-Secret', required: true },
+						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '', required: true },
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Allowed Source IPs',
+			name: 'allowedIps',
+			type: 'string',
+			default: '',
+			placeholder: '203.0.113.0/24, 2001:db8::/32',
+			description:
+				'Comma-separated addresses or CIDR ranges the callbacks may come from; others get 403. Behind a reverse proxy, set N8N_PROXY_HOPS so n8n sees the real source address.',
+		},
+	],
+};
+
 function isCallbackAction(value: unknown): value is CallbackAction {
 	return typeof value === 'string' && (CALLBACK_ACTIONS as readonly string[]).includes(value);
 }
@@ -37,9 +87,10 @@ export class DataGatewaySmsTrigger implements INodeType {
 		name: 'dataGatewaySmsTrigger',
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["events"].join(", ") }}',
-		description: 'Starts a workflow on SMS delivery reports and on signature and template review results',
+		description: 'Starts a workflow on SMS (短信) delivery reports and on signature and template review results',
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		inputs: [],
 		outputs: mainConnection,
@@ -55,15 +106,13 @@ export class DataGatewaySmsTrigger implements INodeType {
 		],
 		properties: [
 			{
-				displayName:
-					'Paste this node\'s Production URL (Webhook URLs above) into the gateway\'s SMS send settings as the callback URL, then activate the workflow. The Test URL only listens while you click "Listen for test event" in the editor, so do not leave it in the gateway.',
+				displayName: `Paste the Production URL (with ?token=… when a URL Token is set) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
 			},
 			{
-				displayName:
-					'The gateway pushes each event only once. Events missed while the workflow was inactive are not resent: fetch them with the Data Gateway SMS node (Message > Get Status, Signature > Get, Template > Get). The same event arriving again within the Duplicate Window starts the workflow once, across restarts and queue-mode main and webhook processes (kept in the workflow static data); two copies arriving at two processes within milliseconds of each other may both start it.',
+				displayName: `The gateway sends each event once: fetch missed ones with the SMS node's Get operations. The Test URL listens only after "Execute step". ${readmeLink('data-gateway-sms-trigger', 'More')}`,
 				name: 'onceNotice',
 				type: 'notice',
 				default: '',
@@ -111,6 +160,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 				placeholder: 'Add Check',
 				default: {},
 				description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
+				displayOptions: forVersion(1),
 				options: [
 					{
 						displayName: 'Allowed Source IPs',
@@ -146,6 +196,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 					},
 				],
 			},
+			securityProperty,
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -34,8 +34,10 @@ export function readGuard(security: IDataObject): CallbackGuard | GuardProblem {
 			fix: 'Use entries like 203.0.113.7, 203.0.113.0/24 or 2001:db8::/32, separated by commas',
 		};
 	}
-	const headerName = String(security.headerName ?? '').trim();
-	const headerValue = String(security.headerValue ?? '');
+	// Version 1.1 keeps the header as one pair (security.header.pair); version 1 as two fields.
+	const pair = ((security.header as IDataObject | undefined)?.pair ?? {}) as IDataObject;
+	const headerName = String(pair.name ?? security.headerName ?? '').trim();
+	const headerValue = String(pair.value ?? security.headerValue ?? '');
 	// Either half alone would silently let every request through.
 	if (headerName && !headerValue) {
 		return { field: 'Header Value', problem: 'is empty while Header Name is set', fix: 'Enter the secret value the header must carry' };

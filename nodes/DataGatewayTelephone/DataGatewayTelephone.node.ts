@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, mainConnection } from '../shared/description';
+import { addBillHint } from '../shared/bill';
+import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
 import * as identify from './actions/identify.operation';
 
 export class DataGatewayTelephone implements INodeType {
@@ -9,21 +10,41 @@ export class DataGatewayTelephone implements INodeType {
 		name: 'dataGatewayTelephone',
 		icon: { light: 'file:dataGatewayTelephone.svg', dark: 'file:dataGatewayTelephone.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: 'Identify Number',
 		description:
-			'Identify a mobile or landline number: its region, carrier, and whether users reported it as fraud, marketing or advertising',
+			'Identify a mobile or landline phone number: region, carrier, and whether users reported it as fraud, spam, marketing or advertising',
 		defaults: { name: 'Data Gateway Telephone' },
 		usableAsTool: true,
 		inputs: mainConnection,
 		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
-		properties: identify.description,
+		properties: [
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Identify',
+						value: 'identify',
+						description: 'Region, carrier and fraud or spam reports of a phone number (free within the daily quota)',
+						action: 'Identify a phone number',
+					},
+				],
+				default: 'identify',
+			},
+			...identify.description,
+		],
 	};
 
 	methods = gatewayMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return [await identify.execute.call(this)];
+		const items = await identify.execute.call(this);
+		addBillHint(this, 'telephoneIdentify', items);
+		return [items];
 	}
 }

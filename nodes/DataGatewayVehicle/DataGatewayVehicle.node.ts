@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, mainConnection } from '../shared/description';
+import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
 import { router } from './actions/router';
 import * as vehicle from './actions/vehicle';
 import * as violation from './actions/violation';
@@ -11,7 +11,8 @@ export class DataGatewayVehicle implements INodeType {
 		name: 'dataGatewayVehicle',
 		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Look up traffic violations and vehicle registration details by plate number',
 		defaults: { name: 'Data Gateway Vehicle' },

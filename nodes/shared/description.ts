@@ -1,4 +1,4 @@
-import { NodeConnectionTypes, type INodeProperties } from 'n8n-workflow';
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeProperties, type IDisplayOptions } from 'n8n-workflow';
 
 import { CREDENTIAL_TEST_METHOD, testGatewayCredential } from './client';
 
@@ -10,6 +10,24 @@ export const gatewayMethods = {
 	credentialTest: { [CREDENTIAL_TEST_METHOD]: testGatewayCredential },
 };
 
+/**
+ * Node versions: 1.1 turns Simplify on for new nodes and gives simplified output self-explaining
+ * camelCase names; workflows saved with 1 keep their output exactly.
+ */
+export const NODE_VERSIONS = [1, 1.1];
+export const LATEST_NODE_VERSION = 1.1;
+
+/** Whether the node was saved with version 1.1 or later (friendly names, Simplify on by default). */
+export function usesFriendlyNames(ctx: IExecuteFunctions): boolean {
+	return ctx.getNode().typeVersion >= 1.1;
+}
+
+/** Shows a property only in version 1, or only from version 1.1 on. */
+export function forVersion(version: 1 | 1.1, displayOptions: IDisplayOptions = {}): IDisplayOptions {
+	return { ...displayOptions, show: { ...displayOptions.show, '@version': version === 1 ? [1] : [{ _cnd: { gte: 1.1 } }] } };
+}
+
+/** Version 1's Simplify: off by default, the gateway's own names with smoothed values. */
 export const simplifyProperty: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -18,3 +36,17 @@ export const simplifyProperty: INodeProperties = {
 	description:
 		'Whether to smooth the gateway\'s oddities: flatten nesting, turn "-" into null, counts into numbers, and add ISO timestamps beside the originals',
 };
+
+/** Simplify in both versions; `show` limits it to an operation. */
+export function simplifyProperties(show: NonNullable<IDisplayOptions['show']> = {}): INodeProperties[] {
+	return [
+		{ ...simplifyProperty, displayOptions: forVersion(1, { show }) },
+		{
+			...simplifyProperty,
+			default: true,
+			description:
+				'Whether to return a clean record with self-explaining names, numbers as numbers, ISO dates and plain text. Off: exactly what the gateway answered.',
+			displayOptions: forVersion(1.1, { show }),
+		},
+	];
+}

@@ -1,10 +1,12 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import { addBillHint, billKindOf } from './bill';
+
 export interface OperationModule {
 	execute(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
 }
 
-/** Runs the operation picked in the node's Resource and Operation dropdowns. */
+/** Runs the operation picked in the node's Resource and Operation dropdowns, then shows the run's bill. */
 export async function routeOperation(
 	ctx: IExecuteFunctions,
 	operations: Record<string, Record<string, OperationModule>>,
@@ -15,5 +17,7 @@ export async function routeOperation(
 	if (!module) {
 		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
 	}
-	return [await module.execute.call(ctx)];
+	const items = await module.execute.call(ctx);
+	addBillHint(ctx, billKindOf(resource, operation), items);
+	return [items];
 }

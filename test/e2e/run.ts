@@ -72,7 +72,8 @@ async function checkLine(line: N8nLine, tarball: string) {
 		const companies = await executeExample(runtime, examples['company-report'].id, environment);
 		assert.equal(emulator.ledger().byPath['/enterprise/detail_info']?.billedCalls, 3, 'three registrations');
 		assert.ok((emulator.ledger().byPath['/enterprise/copyright']?.calls ?? 0) >= 3, 'copyrights asked for each company');
-		assert.match(companies.text, /RegisterNo/, 'copyright records in the output');
+		assert.match(companies.text, /registrationNumber/, 'copyright records in the output (version 1.1 names)');
+		assert.match(companies.text, /pageCostYuan/, 'every copyright record says what its page cost');
 		log('company report ran');
 
 		// Loops, execution retries, restarts and the spending cap, judged by the ledger.

@@ -204,6 +204,8 @@ export interface WorkflowStep {
 	name: string;
 	type: INodeType;
 	parameters: INodeParameters;
+	/** The node version the workflow was saved with; the newest when not given, as a new node gets. */
+	typeVersion?: number;
 	/** Node settings as the editor stores them: continueOnFail, retryOnFail, maxTries, waitBetweenTries, onError. */
 	settings?: Partial<Pick<INode, 'continueOnFail' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'onError' | 'alwaysOutputData'>>;
 }
@@ -261,7 +263,7 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 			id: `step-${index}`,
 			name: step.name,
 			type: CUSTOM_PREFIX + step.type.description.name,
-			typeVersion: Array.isArray(version) ? Math.max(...version) : version,
+			typeVersion: step.typeVersion ?? (Array.isArray(version) ? Math.max(...version) : version),
 			position: [200 * (index + 1), 0],
 			parameters: step.parameters,
 			credentials: { dataGatewayApi: { id: 'test-credential', name: 'Test gateway' } },

@@ -23,9 +23,11 @@ function run(
 	items: IDataObject[],
 	settings: WorkflowStep['settings'] = {},
 	credential: IDataObject = {},
+	typeVersion = 1,
 ) {
+	// Version 1 unless a test says otherwise: these checks hold the output saved workflows rely on.
 	return runWorkflow({
-		steps: [{ name: 'Lookup', type, parameters, settings }],
+		steps: [{ name: 'Lookup', type, parameters, settings, typeVersion }],
 		items,
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, ...credential } },
 	});

@@ -7,22 +7,19 @@
  * duplicated and the owner still logs in; a busy port names its variable; `--reset` starts over.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { freePort, loginOwner, N8nRest, NODE_TYPE_PREFIX, REPO_ROOT } from '../../scripts/n8n-runtime';
-import { CREDENTIAL_ID, loadExamples, manualTriggerOf, READY_LINE, SANDBOX_OWNER, webhookPathOf } from '../../scripts/sandbox';
+import { freePort, loginOwner, N8nRest, NODE_TYPE_PREFIX } from '../../scripts/n8n-runtime';
+import { CREDENTIAL_ID, loadExamples, manualTriggerOf, SANDBOX_OWNER, webhookPathOf } from '../../scripts/sandbox';
+import { npmStart, pressCtrlC, sleep, stopAll, waitReady, type NpmStart } from './npmStart';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 /** A stack frame line, as a raw error dump prints it. */
 const STACK_FRAME = /^\s+at .+\(?.+:\d+:\d+\)?$/m;
 
 const log = (text: string) => console.log(`[sandbox] ${text}`);
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-/** Resolves 'timeout' after ms without keeping the process alive. */
-const timeout = (ms: number) => new Promise<'timeout'>((done) => setTimeout(() => done('timeout'), ms).unref());
 
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
@@ -32,45 +29,6 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeo
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(value).slice(0, 2000)}`);
 		await sleep(250);
 	}
-}
-
-interface NpmStart {
-	process: ChildProcess;
-	output(): string;
-	exited: Promise<number | null>;
-}
-
-/** `npm start` in its own process group, as a terminal runs it (so Ctrl-C can be sent to the group). */
-function npmStart(env: NodeJS.ProcessEnv, args: string[] = []): NpmStart {
-	const child = spawn('npm', ['start', ...(args.length ? ['--', ...args] : [])], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-	let output = '';
-	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-	const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
-	return { process: child, output: () => output, exited };
-}
-
-async function waitReady(start: NpmStart, timeoutMs = 20 * 60_000) {
-	let exitCode: number | null | undefined;
-	void start.exited.then((code) => (exitCode = code));
-	const deadline = Date.now() + timeoutMs;
-	while (!start.output().includes(READY_LINE)) {
-		if (exitCode !== undefined) throw new Error(`npm start exited (${exitCode}) before it was ready:\n${start.output().slice(-4000)}`);
-		if (Date.now() > deadline) throw new Error(`npm start not ready in ${timeoutMs / 1000} s:\n${start.output().slice(-4000)}`);
-		await sleep(250);
-	}
-}
-
-/** Ctrl-C in a terminal: SIGINT to the whole foreground group. */
-async function pressCtrlC(start: NpmStart): Promise<{ code: number | null; after: string }> {
-	const before = start.output().length;
-	process.kill(-(start.process.pid as number), 'SIGINT');
-	const code = await Promise.race([start.exited, timeout(60_000)]);
-	if (code === 'timeout') {
-		process.kill(-(start.process.pid as number), 'SIGKILL');
-		throw new Error(`npm start did not stop within 60 s of Ctrl-C:\n${start.output().slice(-3000)}`);
-	}
-	return { code, after: start.output().slice(before) };
 }
 
 async function stopQuietly(start: NpmStart, label: string) {
@@ -204,16 +162,7 @@ async function main() {
 		log('--reset: a clean sandbox with the examples');
 		log(`passed in ${Math.round((Date.now() - started) / 1000)} s`);
 	} finally {
-		for (const start of running) {
-			if (start.process.exitCode === null && start.process.signalCode === null) {
-				try {
-					process.kill(-(start.process.pid as number), 'SIGINT');
-				} catch {
-					// Already gone.
-				}
-				await Promise.race([start.exited, timeout(30_000)]);
-			}
-		}
+		await stopAll(running);
 		rmSync(sandboxDir, { recursive: true, force: true });
 	}
 }

@@ -278,6 +278,8 @@ describe('copyright pages are paid once per execution', () => {
 	const listing = (extra: IDataObject): WorkflowStep => ({
 		name: 'Copyrights',
 		type: enterprise as INodeType,
+		// Version 1: these checks read the gateway's record names (RegisterNo).
+		typeVersion: 1,
 		parameters: { resource: 'copyright', operation: 'getAll', keyword: 'many works', ...extra },
 	});
 	const runListing = (step: WorkflowStep, items: IDataObject[], extra: IDataObject = {}) =>

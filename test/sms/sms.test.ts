@@ -107,12 +107,21 @@ describe('local rules cost nothing', () => {
 		['more than 8 variables', { variables: { variable: 'abcdefghi'.split('').map((name) => ({ name, value: '1' })) } }, /has 9 variables; a template allows at most 8/],
 		['value longer than 50', { variables: { variable: [{ name: 'code', value: 'x'.repeat(51) }] } }, /value of "code" has 51 characters; at most 50/],
 		['variables JSON', { variablesInput: 'json', variablesJson: '{"code": ' }, /Variables is not valid JSON/],
-		['signature ID', { signId: 0 }, /Signature ID "0" is not a positive whole number/],
+		['signature ID 0 (version 1 number field)', { signId: 0 }, /Item 1: Signature ID is 0/],
+		['signature ID empty from an expression', { signId: '={{ "" }}' }, /Item 1: Signature ID is empty/],
+		['template ID empty from an expression', { templateId: '={{ " " }}' }, /Item 1: Template ID is empty/],
+		['template ID not a number', { templateId: '12a' }, /Item 1: Template ID "12a" is not a positive whole number/],
 	];
 	it.each(cases)('Send: %s', async (_name, overrides, message) => {
 		const result = await run(sendParameters('13900003001', overrides));
 		expect(result.error?.message).toMatch(message);
 		expect(result.error?.description).toMatch(/No call was made/);
+		if (/ ID /.test(String(result.error?.message))) expect(result.error?.description).toMatch(/find it in the gateway console, or with (Signature|Template) → Get/);
+		expect(emulator.ledger().totals.calls).toBe(0);
+	});
+
+	it('Send 1.1: a fresh node with empty Signature ID and Template ID is flagged as missing both, before any call', async () => {
+		await expect(run(sendParameters('13900003001', { signId: '', templateId: '' }))).rejects.toThrow(/Parameter "Signature ID" is required[\s\S]*Parameter "Template ID" is required/);
 		expect(emulator.ledger().totals.calls).toBe(0);
 	});
 

@@ -280,6 +280,22 @@ describe('authentication failures get 401 or 403 and start nothing', () => {
 		expect(starts).toHaveLength(1);
 	});
 
+	it('version 1.1: the required header is one pair (name and value together); missing or wrong is 401, right starts', async () => {
+		const security = { header: { pair: { name: 'X-Callback-Secret', value: 'abc123' } } };
+		const { url, starts } = await serve({ security }, { typeVersion: 1.1 });
+		expect(await post(url, report('T5b'))).toEqual({ status: 401, body: { error: 'missing or wrong X-Callback-Secret header' } });
+		expect(starts).toHaveLength(0);
+		expect(await post(url, report('T5b'), { headers: { 'X-Callback-Secret': 'abc123' } })).toEqual(started);
+		expect(starts).toHaveLength(1);
+	});
+
+	it('version 1.1: a URL token as the examples set it', async () => {
+		const { url, starts } = await serve({ security: { token: 'change-me' } }, { typeVersion: 1.1 });
+		expect((await post(url, report('T4b'))).status).toBe(401);
+		expect(await post(`${url}?token=change-me`, report('T4b'))).toEqual(started);
+		expect(starts).toHaveLength(1);
+	});
+
 	it('IP allow-list: a source outside the ranges is 403', async () => {
 		const { url, starts } = await serve({ security: { allowedIps: '10.0.0.0/8, 2001:db8::/32' } });
 		expect(await post(url, report('T6'))).toEqual({ status: 403, body: { error: 'source address not allowed' } });

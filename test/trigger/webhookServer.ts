@@ -46,6 +46,8 @@ export interface ServeOptions {
 	nodeId?: string;
 	/** The workflow's static data, as n8n loads it from its database: pass one object to several servers to share it. */
 	staticData?: IDataObject;
+	/** The trigger's saved version; 1 by default. */
+	typeVersion?: number;
 }
 
 const NODE_TYPE_PREFIX = 'CUSTOM.';
@@ -150,7 +152,7 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 		id: options.nodeId ?? `trigger-${process.pid}-${++serverCounter}`,
 		name: 'SMS Trigger',
 		type: NODE_TYPE_PREFIX + type.description.name,
-		typeVersion: 1,
+		typeVersion: options.typeVersion ?? 1,
 		position: [0, 0],
 		webhookId: 'b7f0c0de-0000-4000-8000-000000000001',
 		parameters,

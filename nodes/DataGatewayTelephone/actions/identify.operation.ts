@@ -7,7 +7,9 @@ import { checkTelephoneNumber } from '../../shared/checks/phone';
 import { inputError } from '../../shared/errors';
 import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/schemas/telephone';
 import { flagFromIszhapian, htmlToText, toCount } from '../../shared/simplify';
-import { simplifyProperty } from '../../shared/description';
+import { countedCall } from '../../shared/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../shared/description';
+import { friendlyTelephone } from '../../shared/simplified';
 
 export const description: INodeProperties[] = [
 	{
@@ -20,7 +22,7 @@ export const description: INodeProperties[] = [
 		description:
 			'A mainland mobile number (11 digits), or a landline with its area code. Spaces and dashes are removed, and a +86 or 0086 prefix too (a landline then gets back the 0 of its area code, e.g. +86 10 12345678 becomes 01012345678).',
 	},
-	simplifyProperty,
+	...simplifyProperties(),
 ];
 
 /** Smoothed output: a boolean flag, plain-text description and a numeric report count. */
@@ -37,6 +39,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
+	const friendly = usesFriendlyNames(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
@@ -45,11 +48,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!phone.ok) {
 				throw inputError(this.getNode(), itemIndex, 'Phone Number', phone.value, 'Enter a mobile number like 13800138000 or a landline with area code like 010-12345678.');
 			}
-			return { tel: phone.value, simplify: parameters.get('simplify', itemIndex, false) as boolean };
+			return { tel: phone.value, simplify: parameters.get('simplify', itemIndex, friendly) as boolean };
 		},
 		shareKey: (plan) => client.questionKey('telephoneIdentify', { tel: plan.tel }),
 		shareAcrossExecution: true,
-		execute: async (plan) => (await client.call('telephoneIdentify', { tel: plan.tel }, telephoneIdentitySchema, options)).data,
-		output: (identity, plan) => (plan.simplify ? simplifyIdentity(identity) : (identity as IDataObject)),
+		execute: async (plan) => await countedCall(this, async () => (await client.call('telephoneIdentify', { tel: plan.tel }, telephoneIdentitySchema, options)).data),
+		// Free within the daily quota: version 1.1's simplified record still says so in costYuan.
+		output: (identity, plan) => (plan.simplify ? (friendly ? friendlyTelephone(identity) : simplifyIdentity(identity)) : (identity as IDataObject)),
 	});
 }

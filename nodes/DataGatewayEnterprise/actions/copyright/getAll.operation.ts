@@ -4,10 +4,12 @@ import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
 import { callOptions, gatewayClient, spendMeter } from '../../../shared/client';
-import { simplifyProperty } from '../../../shared/description';
+import { countedCall, countReused } from '../../../shared/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
 import { inputError, MisshapenAnswer } from '../../../shared/errors';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/schemas/enterprise';
 import { emptyToNull, withIsoTimes } from '../../../shared/simplify';
+import { friendlyCopyright } from '../../../shared/simplified';
 import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/spec';
 import { certainlyNotBilled, describeCalls, priceOf, roundYuan } from '../../../shared/spend';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state';
@@ -44,7 +46,7 @@ export const description: INodeProperties[] = [
 		description: 'Max number of results to return',
 		displayOptions: { show: { ...showFor, returnAll: [false] } },
 	},
-	{ ...simplifyProperty, displayOptions: { show: showFor } },
+	...simplifyProperties(showFor),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -98,7 +100,13 @@ export async function readCopyrightPages(
 }
 
 type Listing = { keyword: string; limit: number; pageSize: number; simplify: boolean };
-type Listed = { records: CopyrightRecord[]; paidPages: number; misshapen?: { answer: MisshapenAnswer; pageIndex: number } };
+type Listed = {
+	records: CopyrightRecord[];
+	paidPages: number;
+	pageOf: Map<CopyrightRecord, number>;
+	paidPageIndexes: Set<number>;
+	misshapen?: { answer: MisshapenAnswer; pageIndex: number };
+};
 
 /**
  * Pages are shared by the whole execution, keyed by (keyword, pageIndex, pageSize): two items with
@@ -116,35 +124,47 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 	return {
 		pageKey,
 		/**
-		 * Reads one listing for one item; `paidPages` counts the pages this item paid for. A page
-		 * answered with code 0 whose data does not fit ends the listing and comes back as `misshapen`.
+		 * Reads one listing for one item; `paidPages` counts the pages this item paid for, `pageOf` where
+		 * each record came from. A page answered with code 0 whose data does not fit ends the listing and
+		 * comes back as `misshapen`.
 		 */
 		async read(listing: Listing, itemIndex: number): Promise<Listed> {
 			const payer = `${runId}|item ${itemIndex}`;
 			let paidPages = 0;
 			let misshapen: Listed['misshapen'];
+			const pageOf = new Map<CopyrightRecord, number>();
+			const paidPageIndexes = new Set<number>();
 			const fetchPage = async (pageIndex: number): Promise<CopyrightPage> => {
 				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async (): Promise<CopyrightPage | MisshapenAnswer> => {
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
 					// Counted before the call, so that parallel items see it against the cap.
 					meter.add(price);
-					const call = client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options);
-					return await call.then(
-						(answer) => answer.data,
-						(error: unknown) => {
+					const call = countedCall(ctx, async () => {
+						try {
+							return (await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options)).data;
+						} catch (error) {
 							if (error instanceof MisshapenAnswer) return error; // code 0: billed, kept
-							if (certainlyNotBilled(error)) meter.refund(price);
-							return Promise.reject(error);
-						},
-					);
+							throw error;
+						}
+					});
+					return await call.catch((error: unknown) => {
+						if (certainlyNotBilled(error)) meter.refund(price);
+						return Promise.reject(error);
+					});
 				});
 				const page = await answer;
-				if (entry.paidByRun === payer) paidPages++;
-				if (!(page instanceof MisshapenAnswer)) return page;
-				misshapen = { answer: page, pageIndex };
-				return { data: [], totalRecords: null, pageIndex, pageSize: listing.pageSize };
+				if (entry.paidByRun === payer) {
+					paidPages++;
+					paidPageIndexes.add(pageIndex);
+				} else countReused(ctx);
+				if (page instanceof MisshapenAnswer) {
+					misshapen = { answer: page, pageIndex };
+					return { data: [], totalRecords: null, pageIndex, pageSize: listing.pageSize };
+				}
+				for (const record of page.data) if (!pageOf.has(record)) pageOf.set(record, pageIndex);
+				return page;
 			};
-			return { records: await readCopyrightPages(fetchPage, listing), paidPages, misshapen };
+			return { records: await readCopyrightPages(fetchPage, listing), paidPages, pageOf, paidPageIndexes, misshapen };
 		},
 		/** Before the first call: the pages the listings will need that this execution has not paid yet. */
 		checkEstimate(listings: Listing[]): void {
@@ -175,6 +195,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const reader = pageReader(this, client, callOptions(this));
+	const friendly = usesFriendlyNames(this);
 	return await runForEachItem<Listing, Listed>(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
@@ -189,15 +210,40 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!Number.isInteger(pageSize) || pageSize < 1) {
 				throw inputError(this.getNode(), itemIndex, 'Page Size', `${pageSize} is not a whole number of 1 or more`, 'Set Page Size to 10 or another positive whole number.');
 			}
-			return { keyword: keyword.value, limit, pageSize, simplify: parameters.get('simplify', itemIndex, false) as boolean };
+			return { keyword: keyword.value, limit, pageSize, simplify: parameters.get('simplify', itemIndex, friendly) as boolean };
 		},
 		beforeCalls: async (plans) => reader.checkEstimate([...plans.values()]),
 		execute: async (plan, itemIndex) => await reader.read(plan, itemIndex),
-		// The pages this item paid for are its first record's cost, so the costs add up to the bill.
-		output: ({ records, paidPages, misshapen }, plan) =>
-			[
-				...records.map((record) => (plan.simplify ? simplifyCopyright(record) : (record as IDataObject))),
-				...(misshapen ? [{ ...misshapen.answer.toOutput(), pageIndex: misshapen.pageIndex }] : []),
-			].map((json, index) => ({ ...json, costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0 })),
+		output: (listed, plan) => {
+			const records = friendly ? costPerRecord(listed, plan.simplify) : costOnFirstRecord(listed, plan.simplify);
+			if (!listed.misshapen) return records;
+			// The page that did not fit comes last, with its warning; it carries the cost when no record does.
+			const costYuan = records.length === 0 ? roundYuan(listed.paidPages * priceOf('enterpriseCopyright')) : 0;
+			return [...records, { ...listed.misshapen.answer.toOutput(), pageIndex: listed.misshapen.pageIndex, costYuan }];
+		},
+	});
+}
+
+/** Version 1: the pages this item paid for are its first record's cost, so the costs add up to the bill. */
+function costOnFirstRecord({ records, paidPages }: Listed, simplify: boolean): IDataObject[] {
+	return records.map((record, index) => ({
+		...(simplify ? simplifyCopyright(record) : (record as IDataObject)),
+		costYuan: index === 0 ? roundYuan(paidPages * priceOf('enterpriseCopyright')) : 0,
+	}));
+}
+
+/**
+ * Version 1.1: every record says what its page cost (`pageCostYuan`: the price, or 0 when an earlier
+ * item or run of this execution paid for that page), and `costYuan` shares what this item paid
+ * evenly among its records (the rounding rest on the last), so the column adds up to the bill.
+ */
+function costPerRecord({ records, paidPages, pageOf, paidPageIndexes }: Listed, simplify: boolean): IDataObject[] {
+	const price = priceOf('enterpriseCopyright');
+	const paid = roundYuan(paidPages * price);
+	const share = records.length > 0 ? Math.floor((paid / records.length) * 10000) / 10000 : 0;
+	return records.map((record, index) => {
+		const costYuan = index === records.length - 1 ? roundYuan(paid - share * (records.length - 1)) : share;
+		const pageCostYuan = paidPageIndexes.has(pageOf.get(record) ?? 0) ? price : 0;
+		return simplify ? { ...friendlyCopyright(record), costYuan, pageCostYuan } : { ...(record as IDataObject), costYuan, pageCostYuan };
 	});
 }

@@ -4,10 +4,12 @@ import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
 import { callOptions, gatewayClient } from '../../../shared/client';
-import { simplifyProperty } from '../../../shared/description';
+import { countedCall } from '../../../shared/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
 import { inputError } from '../../../shared/errors';
 import { enterpriseDetailSchema, type EnterpriseDetail } from '../../../shared/schemas/enterprise';
 import { emptyToNull } from '../../../shared/simplify';
+import { friendlyEnterprise } from '../../../shared/simplified';
 
 const showFor = { resource: ['registration'], operation: ['get'] };
 
@@ -22,7 +24,7 @@ export const description: INodeProperties[] = [
 		description: "The company's full registered name, its registration number, or its unified social credit code",
 		displayOptions: { show: showFor },
 	},
-	{ ...simplifyProperty, displayOptions: { show: showFor } },
+	...simplifyProperties(showFor),
 ];
 
 /** `-` (and empty text) become null at every depth. */
@@ -50,6 +52,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
+	const friendly = usesFriendlyNames(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
@@ -57,11 +60,11 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!keyword.ok) {
 				throw inputError(this.getNode(), itemIndex, 'Keyword', keyword.value, 'Enter the full company name, registration number or unified social credit code.');
 			}
-			return { keyword: keyword.value, simplify: parameters.get('simplify', itemIndex, false) as boolean };
+			return { keyword: keyword.value, simplify: parameters.get('simplify', itemIndex, friendly) as boolean };
 		},
 		shareKey: (plan) => client.questionKey('enterpriseDetail', { keyword: plan.keyword }),
 		paid: { operation: 'enterpriseDetail', client },
-		execute: async (plan) => (await client.call('enterpriseDetail', { keyword: plan.keyword }, enterpriseDetailSchema, options)).data,
-		output: (detail, plan) => (plan.simplify ? simplifyEnterprise(detail) : (detail as IDataObject)),
+		execute: async (plan) => await countedCall(this, async () => (await client.call('enterpriseDetail', { keyword: plan.keyword }, enterpriseDetailSchema, options)).data),
+		output: (detail, plan) => (plan.simplify ? (friendly ? friendlyEnterprise(detail) : simplifyEnterprise(detail)) : (detail as IDataObject)),
 	});
 }

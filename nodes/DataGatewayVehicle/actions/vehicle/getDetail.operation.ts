@@ -4,9 +4,11 @@ import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkDetailVehicleType, checkPlate, PLATE_FIELD_DESCRIPTION } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
-import { simplifyProperty } from '../../../shared/description';
+import { countedCall } from '../../../shared/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
 import { inputError } from '../../../shared/errors';
 import { vehicleDetailSchema, type VehicleDetail } from '../../../shared/schemas/vehicle';
+import { friendlyVehicle } from '../../../shared/simplified';
 import { toCount, withIsoTimes } from '../../../shared/simplify';
 import { DETAIL_VEHICLE_TYPES } from '../../../shared/spec';
 
@@ -33,7 +35,7 @@ export const description: INodeProperties[] = [
 		description: 'Large or small car, ordinary or new-energy',
 		displayOptions: { show: showFor },
 	},
-	{ ...simplifyProperty, displayOptions: { show: showFor } },
+	...simplifyProperties(showFor),
 ];
 
 const DATE_FIELDS = ['validityDayEnd', 'ppsDate', 'firstIssueDate', 'retirementDate'];
@@ -50,6 +52,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
+	const friendly = usesFriendlyNames(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
@@ -59,12 +62,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!type.ok) throw inputError(this.getNode(), itemIndex, 'Vehicle Type', type.value, 'Use 01 or 02, or 51 or 52 for new-energy vehicles.');
 			return {
 				params: { carNumber: plate.value, carType: type.value },
-				simplify: parameters.get('simplify', itemIndex, false) as boolean,
+				simplify: parameters.get('simplify', itemIndex, friendly) as boolean,
 			};
 		},
 		shareKey: (plan) => client.questionKey('vehicleDetail', plan.params),
 		paid: { operation: 'vehicleDetail', client },
-		execute: async (plan) => (await client.call('vehicleDetail', plan.params, vehicleDetailSchema, options)).data,
-		output: (detail, plan) => (plan.simplify ? simplifyVehicleDetail(detail) : (detail as IDataObject)),
+		execute: async (plan) => await countedCall(this, async () => (await client.call('vehicleDetail', plan.params, vehicleDetailSchema, options)).data),
+		output: (detail, plan) => (plan.simplify ? (friendly ? friendlyVehicle(detail) : simplifyVehicleDetail(detail)) : (detail as IDataObject)),
 	});
 }

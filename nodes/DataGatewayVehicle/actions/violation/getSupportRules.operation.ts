@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/batch';
+import { countedCall } from '../../../shared/bill';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkPlatePrefix } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
@@ -46,7 +47,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			return { preCarNum: prefix.value, province: String(parameters.get('province', itemIndex, '')).trim() };
 		},
 		shareKey: (params) => client.questionKey('violationSupport', params),
-		execute: async (params) => (await client.call('violationSupport', params, supportRulesSchema, options)).data,
+		execute: async (params) => await countedCall(this, async () => (await client.call('violationSupport', params, supportRulesSchema, options)).data),
 		output: (rules) => rules as IDataObject[],
 	});
 }

@@ -4,9 +4,11 @@ import { runForEachItem } from '../../../shared/batch';
 import { ItemParameters } from '../../../shared/parameters';
 import { checkNumberTail, checkPlate, checkViolationVehicleType, PLATE_FIELD_DESCRIPTION } from '../../../shared/checks/vehicle';
 import { callOptions, gatewayClient } from '../../../shared/client';
-import { simplifyProperty } from '../../../shared/description';
+import { countedCall } from '../../../shared/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
 import { inputError } from '../../../shared/errors';
 import { violationsSchema, type Violations } from '../../../shared/schemas/vehicle';
+import { friendlyViolations } from '../../../shared/simplified';
 import { toCount, withIsoTimes } from '../../../shared/simplify';
 import { VIOLATION_VEHICLE_TYPES } from '../../../shared/spec';
 
@@ -53,7 +55,7 @@ export const description: INodeProperties[] = [
 		],
 		displayOptions: { show: showFor },
 	},
-	{ ...simplifyProperty, displayOptions: { show: showFor } },
+	...simplifyProperties(showFor),
 ];
 
 export function simplifyViolations(violations: Violations): IDataObject {
@@ -69,6 +71,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const client = await gatewayClient(this);
 	const parameters = new ItemParameters(this);
 	const options = callOptions(this);
+	const friendly = usesFriendlyNames(this);
 	return await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
@@ -83,12 +86,12 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!type.ok) throw fail('Vehicle Type', type.value, 'Pick a vehicle type from the list (01–24) or leave it Not Specified.');
 			return {
 				params: { carNumber: plate.value, carEngineCode: engine.value, carCode: frame.value, carType: type.value },
-				simplify: parameters.get('simplify', itemIndex, false) as boolean,
+				simplify: parameters.get('simplify', itemIndex, friendly) as boolean,
 			};
 		},
 		shareKey: (plan) => client.questionKey('violationQuery', plan.params),
 		paid: { operation: 'violationQuery', client },
-		execute: async (plan) => (await client.call('violationQuery', plan.params, violationsSchema, options)).data,
-		output: (violations, plan) => (plan.simplify ? simplifyViolations(violations) : (violations as IDataObject)),
+		execute: async (plan) => await countedCall(this, async () => (await client.call('violationQuery', plan.params, violationsSchema, options)).data),
+		output: (violations, plan) => (plan.simplify ? (friendly ? friendlyViolations(violations) : simplifyViolations(violations)) : (violations as IDataObject)),
 	});
 }

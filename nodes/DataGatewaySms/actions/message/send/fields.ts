@@ -1,29 +1,35 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
+import { forVersion } from '../../../../shared/description';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/spec';
+
+const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
+
+/** An approved signature's or template's ID: a number field in version 1, text in 1.1 so a new node flags it as missing. */
+function idFields(name: string, displayName: string, noun: string, show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
+	const description = `ID of an approved ${noun} (see the ${displayName.replace(' ID', '')} resource)`;
+	return [
+		{ displayName, name, type: 'number', required: true, default: 0, description, displayOptions: forVersion(1, { show }) },
+		{
+			displayName,
+			name,
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: '12',
+			description,
+			hint: noun === 'signature' ? ID_HINT : ID_HINT.replace('Signature → Get', 'Template → Get'),
+			displayOptions: forVersion(1.1, { show }),
+		},
+	];
+}
 
 /** The fields of Send, shared by Send and Send and Check Delivery. */
 export function sendFields(operations: string[]): INodeProperties[] {
 	const show = { resource: ['message'], operation: operations };
 	return [
-		{
-			displayName: 'Signature ID',
-			name: 'signId',
-			type: 'number',
-			required: true,
-			default: 0,
-			description: 'ID of an approved signature (see the Signature resource)',
-			displayOptions: { show },
-		},
-		{
-			displayName: 'Template ID',
-			name: 'templateId',
-			type: 'number',
-			required: true,
-			default: 0,
-			description: 'ID of an approved template (see the Template resource)',
-			displayOptions: { show },
-		},
+		...idFields('signId', 'Signature ID', 'signature', show),
+		...idFields('templateId', 'Template ID', 'template', show),
 		{
 			displayName: 'Phone Number',
 			name: 'phone',

@@ -43,10 +43,13 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 }
 
 function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string): number {
-	const value = Number(ctx.getNodeParameter(name, itemIndex, 0));
-	if (!Number.isInteger(value) || value <= 0) {
-		throw inputError(ctx.getNode(), itemIndex, label, `"${value}" is not a positive whole number`, `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}.`);
-	}
+	const raw = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	const where = label === 'Signature ID' ? 'Signature → Get' : 'Template → Get';
+	const fix = `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}: find it in the gateway console, or with ${where}.`;
+	const text = String(raw ?? '').trim();
+	if (text === '' || text === '0') throw inputError(ctx.getNode(), itemIndex, label, text === '' ? 'is empty' : 'is 0', fix);
+	const value = Number(text);
+	if (!Number.isInteger(value) || value <= 0) throw inputError(ctx.getNode(), itemIndex, label, `"${text}" is not a positive whole number`, fix);
 	return value;
 }
 

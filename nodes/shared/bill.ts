@@ -1,0 +1,155 @@
+/**
+ * The bill at a glance: after each run a node tells, in n8n's execution hints above its output,
+ * what the run paid for. Calls are counted as they succeed; items are read from the node's output.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { priceOf, roundYuan } from './spend';
+import type { OperationName } from './spec';
+
+/** What one run of one node called; keyed by the run's context object, so it ends with the run. */
+interface Tally {
+	calls: number;
+	/** Set by operations that know their reuse themselves (paged listings); else derived from the items. */
+	reused?: number;
+}
+
+const tallies = new WeakMap<IExecuteFunctions, Tally>();
+
+function tallyOf(ctx: IExecuteFunctions): Tally {
+	let tally = tallies.get(ctx);
+	if (!tally) {
+		tally = { calls: 0 };
+		tallies.set(ctx, tally);
+	}
+	return tally;
+}
+
+/** Counts one gateway call that succeeded (and so is billed, for a paid operation). */
+export async function countedCall<T>(ctx: IExecuteFunctions, call: () => Promise<T>): Promise<T> {
+	const result = await call();
+	tallyOf(ctx).calls++;
+	return result;
+}
+
+/** Counts an answer reused from earlier in the execution instead of a new call. */
+export function countReused(ctx: IExecuteFunctions): void {
+	const tally = tallyOf(ctx);
+	tally.reused = (tally.reused ?? 0) + 1;
+}
+
+const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`;
+
+const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
+
+/** Input items that got an answer, and input items that failed. */
+function countItems(items: INodeExecutionData[]) {
+	const answered = new Set<number>();
+	const failed = new Set<number>();
+	items.forEach((item, index) => {
+		const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+		const inputIndex = typeof paired === 'number' ? paired : (paired?.item ?? index);
+		(isErrorItem(item) ? failed : answered).add(inputIndex);
+	});
+	return { answered: answered.size, failed: failed.size };
+}
+
+/** What repeated items are called in the reuse part of a lookup's bill. */
+const REPEATED: Partial<Record<OperationName, string>> = {
+	telephoneIdentify: 'repeated numbers',
+	violationQuery: 'repeated plates',
+	vehicleDetail: 'repeated vehicles',
+	enterpriseDetail: 'repeated companies',
+	enterpriseCopyright: 'pages',
+};
+
+/** The bill of a lookup run: "5 paid calls, 0.2 yuan; 3 repeated plates answered without a new call". */
+export function lookupBill(operation: OperationName, calls: number, reused: number, failed: number): string {
+	const price = priceOf(operation);
+	const parts = [
+		price > 0
+			? `${plural(calls, 'paid call')}, ${roundYuan(calls * price)} yuan`
+			: operation === 'telephoneIdentify'
+				? `${plural(calls, 'free call')}, 0 yuan (within the gateway's daily free quota)`
+				: `${plural(calls, 'free call')}, 0 yuan`,
+	];
+	if (reused > 0) parts.push(`${reused} ${REPEATED[operation] ?? 'repeated items'} answered without a new call`);
+	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
+	return parts.join('; ');
+}
+
+/** The bill of an SMS send run, read from its output items. */
+export function smsBill(items: INodeExecutionData[]): string {
+	let sent = 0;
+	let segments = 0;
+	let segmentsKnown = true;
+	let yuan = 0;
+	let again = 0;
+	let repeats = 0;
+	let failed = 0;
+	for (const item of items) {
+		const json = item.json as IDataObject;
+		if (isErrorItem(item)) failed++;
+		else if (json.skippedAsRepeat === true) repeats++;
+		else if (json.deduplicated === true) again++;
+		else if (json.taskId) {
+			sent++;
+			yuan += Number(json.costYuan) || 0;
+			if (typeof json.segments === 'number') segments += json.segments;
+			else {
+				segments += 1;
+				segmentsKnown = false;
+			}
+		}
+	}
+	const parts = [
+		sent === 0
+			? 'No SMS sent'
+			: `${plural(sent, 'SMS', 'SMS')} sent, ${segmentsKnown ? '' : 'at least '}${plural(segments, 'message segment')}, ${roundYuan(yuan)} yuan when delivered`,
+	];
+	if (again > 0) parts.push(`${again} already sent earlier in this run, not sent again`);
+	if (repeats > 0) parts.push(`${plural(repeats, 'repeat')} of an earlier execution skipped`);
+	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
+	return parts.join('; ');
+}
+
+/** Which bill an operation gets: a paid or free lookup, an SMS send, or a free query. */
+export type BillKind = OperationName | 'sms' | 'free';
+
+/** The bill kind of a node's resource and operation. */
+export function billKindOf(resource: string, operation: string): BillKind {
+	const kinds: Record<string, BillKind> = {
+		'violation.query': 'violationQuery',
+		'violation.getSupportRules': 'violationSupport',
+		'vehicle.getDetail': 'vehicleDetail',
+		'registration.get': 'enterpriseDetail',
+		'copyright.getAll': 'enterpriseCopyright',
+		'message.send': 'sms',
+		'message.sendAndCheck': 'sms',
+	};
+	return kinds[`${resource}.${operation}`] ?? 'free';
+}
+
+/** The run's bill as one line. */
+export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
+	if (kind === 'sms') return smsBill(items);
+	const { answered, failed } = countItems(items);
+	if (kind === 'free') return lookupBill('smsStatus', answered, 0, failed);
+	const tally = tallyOf(ctx);
+	// A lookup asks once per distinct question: the answered items it did not call for reused an answer.
+	const reused = tally.reused ?? (kind === 'violationSupport' ? 0 : Math.max(0, answered - tally.calls));
+	return lookupBill(kind, tally.calls, reused, failed);
+}
+
+/**
+ * Shows the run's bill above the node's output. n8n versions without execution hints (before
+ * 1.2x) lack `addExecutionHints`; the node then runs as before without the line.
+ */
+export function addBillHint(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): void {
+	if (typeof ctx.addExecutionHints !== 'function') return;
+	try {
+		ctx.addExecutionHints({ message: billText(ctx, kind, items), type: 'info', location: 'outputPane' });
+	} catch {
+		// The hint is a courtesy: it must never fail a run that succeeded.
+	}
+}

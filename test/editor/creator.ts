@@ -1,0 +1,81 @@
+/** The node creator and the credential dialog, as a new user meets them. */
+import assert from 'node:assert/strict';
+
+import type { Page } from 'playwright-core';
+
+import { screenshot } from './shots';
+
+/** What each node lists under "Actions" in the node creator (the trigger's events are listed with Data Gateway SMS). */
+const ACTIONS: Record<string, string[]> = {
+	'Data Gateway Vehicle': ['Get violation support rules', 'Query violations of a vehicle', 'Get vehicle detail'],
+	'Data Gateway Enterprise': ['Get company registration details', 'Get many copyright registrations'],
+	'Data Gateway Telephone': ['Identify a phone number'],
+	'Data Gateway SMS': ['Send an SMS', 'Send an SMS and check delivery', 'Get the status of a message', 'Create a signature', 'Get a template'],
+};
+
+const itemNames = (page: Page) => page.locator('[data-test-id="node-creator-item-name"]');
+
+async function search(page: Page, text: string) {
+	const input = page.getByPlaceholder(/Search nodes/);
+	if (!(await input.isVisible().catch(() => false))) await page.locator('[data-test-id="node-creator-plus-button"]').click();
+	await input.fill(text);
+	await page.waitForTimeout(800);
+}
+
+/**
+ * In a workflow that has a trigger the creator offers actions ("What happens next?"). n8n shows a
+ * package's trigger and action node of one app as one entry, so the five nodes are four entries:
+ * Data Gateway SMS holds the SMS actions and the trigger's events.
+ */
+export async function checkNodeCreator(page: Page, url: string, workflowId: string) {
+	await page.goto(`${url}/workflow/${workflowId}`);
+	await search(page, 'Data Gateway');
+	const names = await itemNames(page).allInnerTexts();
+	assert.deepEqual([...names].sort(), Object.keys(ACTIONS).sort(), `search "Data Gateway" lists ${JSON.stringify(names)}`);
+	await screenshot(page, 'creator-search');
+	for (const [name, actions] of Object.entries(ACTIONS)) {
+		// A fresh page for each: Escape in the details panel does not always close the creator.
+		await page.goto(`${url}/workflow/${workflowId}`);
+		await search(page, 'Data Gateway');
+		await itemNames(page).filter({ hasText: new RegExp(`^${name}$`) }).click();
+		const panel = page.locator('[data-test-id="node-creator"]');
+		await panel.getByText(actions[0], { exact: true }).waitFor();
+		const text = await panel.innerText();
+		for (const action of actions) assert.ok(text.includes(action), `${name} lists "${action}":\n${text}`);
+		if (name === 'Data Gateway SMS') assert.match(text, /Triggers \(3\)/, 'the SMS entry lists the trigger events');
+		await screenshot(page, `creator-${name.split(' ').pop()?.toLowerCase()}`);
+	}
+	await page.goto(`${url}/workflow/${workflowId}`);
+	for (const words of ['短信', 'text message']) {
+		await search(page, words);
+		assert.ok((await itemNames(page).allInnerTexts()).includes('Data Gateway SMS'), `search "${words}" finds Data Gateway SMS`);
+	}
+	await page.keyboard.press('Escape');
+}
+
+/** The stored credential tests green when opened; a new one with a wrong App Code says why it failed, without the code. */
+export async function checkCredential(page: Page, url: string, credentialName: string, emulatorUrl: string) {
+	await page.goto(`${url}/home/credentials`);
+	await page.getByText(credentialName, { exact: true }).first().click();
+	const modal = page.locator('[data-test-id="editCredential-modal"]');
+	await modal.getByText('Connection tested successfully').waitFor();
+	await screenshot(page, 'credential-ok');
+	await page.keyboard.press('Escape');
+
+	const wrongCode = 'wrong-app-code-4711';
+	await page.getByRole('button', { name: 'Create credential' }).click();
+	await page.locator('[data-test-id="new-credential-type-select"] input').fill('Data Gateway API');
+	await page.locator('[data-test-id="new-credential-type-select-option"]', { hasText: 'Data Gateway API' }).first().click();
+	await page.locator('[data-test-id="new-credential-type-button"]').click();
+	const fields = modal.locator('[data-test-id="credential-connection-parameter"]');
+	await fields.nth(0).locator('input').fill(wrongCode);
+	await fields.nth(1).locator('input').fill(emulatorUrl);
+	await page.locator('[data-test-id="credential-save-button"]').click();
+	await modal.getByText(/Couldn.t connect with these settings/).waitFor();
+	await modal.getByText('More details').click();
+	await modal.getByText(/The gateway refused the appCode/).waitFor();
+	const text = await modal.innerText();
+	assert.ok(!text.includes(wrongCode.slice(0, 8)), 'the wrong App Code is not shown back');
+	await screenshot(page, 'credential-wrong-code');
+	await page.keyboard.press('Escape');
+}

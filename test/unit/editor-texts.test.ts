@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { INodeProperties, INodeType } from 'n8n-workflow';
+
+import { DataGatewayApi } from '../../credentials/DataGatewayApi.credentials';
+import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
+import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
+import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
+import { README_URL } from '../../nodes/shared/docs';
+
+const ROOT = join(__dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { homepage: string; repository: { url: string } };
+const nodes: INodeType[] = [new DataGatewayVehicle(), new DataGatewayEnterprise(), new DataGatewayTelephone(), new DataGatewaySms(), new DataGatewaySmsTrigger()];
+const actionNodes = nodes.filter((node) => node.description.group[0] !== 'trigger');
+
+/** Every property at any depth (collections, fixed collections). */
+function allProperties(properties: INodeProperties[]): INodeProperties[] {
+	return properties.flatMap((property) => [
+		property,
+		...allProperties(((property.options ?? []) as Array<INodeProperties | { values?: INodeProperties[] }>).flatMap((option) => ('values' in option && option.values ? option.values : 'type' in option ? [option as INodeProperties] : []))),
+	]);
+}
+
+describe('what the editor shows', () => {
+	it('the README the nodes link to is package.json\'s homepage and repository', () => {
+		expect(pkg.homepage.replace(/#.*$/, '')).toBe(README_URL);
+		expect(pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')).toBe(README_URL);
+		const codexUrls = readdirSync(join(ROOT, 'nodes'))
+			.filter((folder) => folder.startsWith('DataGateway'))
+			.map((folder) => JSON.parse(readFileSync(join(ROOT, 'nodes', folder, `${folder}.node.json`), 'utf8')).resources.primaryDocumentation[0].url as string);
+		expect(codexUrls).toHaveLength(5);
+		for (const url of [...codexUrls, new DataGatewayApi().documentationUrl]) expect(url).toMatch(new RegExp(`^${README_URL}#[a-z-]+$`));
+	});
+
+	it('notices are at most two short lines and link to the README', () => {
+		const notices = nodes.flatMap((node) => node.description.properties.filter((property) => property.type === 'notice'));
+		expect(notices.length).toBeGreaterThanOrEqual(3);
+		for (const notice of notices) {
+			const text = notice.displayName.replace(/<[^>]+>/g, '');
+			expect(text.length).toBeLessThanOrEqual(160);
+			expect(notice.displayName).toContain(`href="${README_URL}#`);
+			expect(notice.displayName).not.toMatch(/Listen for test event|queue-mode|static data/);
+		}
+	});
+
+	it('every action node has versions 1 and 1.1, new nodes get 1.1, and each lists its actions in the node creator', () => {
+		for (const node of actionNodes) {
+			expect(node.description.version).toEqual([1, 1.1]);
+			expect(node.description.defaultVersion).toBe(1.1);
+			const operations = node.description.properties.filter((property) => property.name === 'operation');
+			const actions = operations.flatMap((property) => (property.options ?? []).map((option) => (option as { action?: string }).action));
+			expect(actions.length).toBeGreaterThan(0);
+			expect(actions.every((action) => typeof action === 'string' && action.length > 0)).toBe(true);
+		}
+	});
+
+	it('the SMS nodes carry the words people search for', () => {
+		const sms = new DataGatewaySms().description;
+		expect(sms.description).toMatch(/SMS/);
+		expect(sms.description).toMatch(/text message/);
+		expect(sms.description).toMatch(/短信/);
+		const codex = JSON.parse(readFileSync(join(ROOT, 'nodes/DataGatewaySms/DataGatewaySms.node.json'), 'utf8')) as { alias: string[] };
+		expect(codex.alias).toEqual(expect.arrayContaining(['sms', 'text message', '短信']));
+	});
+
+	it('Signature ID and Template ID: number fields in version 1, required text fields with a hint in 1.1', () => {
+		const fields = allProperties(new DataGatewaySms().description.properties).filter((property) => property.name === 'signId' || property.name === 'templateId');
+		const v11 = fields.filter((field) => JSON.stringify(field.displayOptions).includes('gte'));
+		expect(v11.map((field) => field.name)).toEqual(['signId', 'templateId']);
+		for (const field of v11) expect(field).toMatchObject({ type: 'string', default: '', required: true, hint: expect.stringMatching(/gateway console, or with (Signature|Template) → Get/) });
+		for (const field of fields.filter((candidate) => !v11.includes(candidate))) expect(field).toMatchObject({ type: 'number', default: 0 });
+	});
+
+	it('credential fields have one-line descriptions; 0 is explained in the field hint', () => {
+		const properties = new DataGatewayApi().properties;
+		for (const property of properties.filter((candidate) => candidate.name !== 'sharedLimitRedisUrl')) {
+			expect(property.description).toBeTruthy();
+			expect(String(property.description).length).toBeLessThanOrEqual(130);
+		}
+		expect(properties.find((property) => property.name === 'maxPerSecond')?.hint).toBe('0 = adapt to the gateway: slow down when it answers 429');
+		expect(properties.find((property) => property.name === 'maxSpendPerExecution')?.hint).toBe('0 = no cap');
+	});
+
+	it('the trigger examples set a URL token', () => {
+		for (const file of ['delivery-reports.json', 'review-notifications.json']) {
+			const example = JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as { nodes: Array<{ type: string; parameters: { security?: { token?: string } } }> };
+			const trigger = example.nodes.find((node) => node.type.endsWith('dataGatewaySmsTrigger'));
+			expect(trigger?.parameters.security?.token).toMatch(/\S{16,}/);
+		}
+	});
+});
