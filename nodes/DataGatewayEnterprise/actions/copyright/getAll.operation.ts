@@ -139,14 +139,13 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
 					// Counted before the call, so that parallel items see it against the cap.
 					meter.add(price);
-					const call = countedCall(ctx, async () => {
-						try {
-							return (await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options)).data;
-						} catch (error) {
-							if (error instanceof MisshapenAnswer) return error; // code 0: billed, kept
-							throw error;
-						}
-					});
+					const call = countedCall(ctx, async () =>
+						await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options).then(
+							(answer): CopyrightPage | MisshapenAnswer => answer.data,
+							// code 0: billed, kept
+							(error: unknown) => (error instanceof MisshapenAnswer ? error : Promise.reject(error)),
+						),
+					);
 					return await call.catch((error: unknown) => {
 						if (certainlyNotBilled(error)) meter.refund(price);
 						return Promise.reject(error);
