@@ -24,7 +24,8 @@ function run(type: INodeType, parameters: INodeParameters, items: IDataObject[],
 	});
 }
 
-const registration = { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' };
+// Simplify off: the gateway's own answer, in both node versions.
+const registration = { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}', simplify: false };
 const companies = [{ keyword: '北京示例科技有限公司' }, { keyword: 'notfound 公司' }, { keyword: '上海示例贸易有限公司' }];
 
 const send = () => ({
