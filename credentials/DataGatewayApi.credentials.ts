@@ -105,7 +105,7 @@ export class DataGatewayApi implements ICredentialType {
 			default: '',
 			placeholder: 'redis://127.0.0.1:6379/0',
 			description:
-				'In queue mode, a Redis every main, worker and webhook process reaches (queue mode\'s own works): Max Requests per Second and 429 pauses then hold for all processes together instead of for each one. Empty: each process limits itself.',
+				"Redis shared by all n8n processes (queue mode's own works) for the rate limits and SMS send records; redis:// or rediss:// (TLS), /db picks the database. Empty: each process keeps its own.",
 		},
 		{
 			displayName: 'Shared Limit Redis Password',
@@ -113,7 +113,17 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
-			description: "The Redis password (AUTH), if that Redis has one; the URL's user name, if any, goes with it",
+			description: "That Redis's password, if any; the URL's user name, if any, goes with it",
+			displayOptions: { hide: { sharedLimitRedisUrl: [''] } },
+		},
+		{
+			displayName: 'Shared Limit Redis CA Certificate',
+			name: 'sharedLimitRedisCa',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			default: '',
+			placeholder: '-----BEGIN CERTIFICATE-----',
+			description: 'For rediss:// with a self-signed or private CA: its certificate (PEM). Empty: the CAs Node.js trusts.',
 			displayOptions: { hide: { sharedLimitRedisUrl: [''] } },
 		},
 	];

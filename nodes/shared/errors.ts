@@ -12,7 +12,8 @@ export type GatewayFailureKind =
 	| 'schema' // JSON that does not fit the operation's response shape
 	| 'network' // connection refused, reset, DNS
 	| 'timeout'
-	| 'cancelled'
+	| 'cancelled' // after the request was written: it may have reached the gateway
+	| 'not-sent' // failed before the request was written (limiter, shared limit, cancellation): certainly not sent
 	| 'outcome-unknown'; // a non-idempotent call whose request may have reached the gateway
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 
+import type { RedisSettings } from './redis';
 import { sharedRateFor, type SharedRate } from './sharedRate';
 import { abortableSleep } from './sleep';
 
@@ -8,9 +9,10 @@ export interface LimiterSettings {
 	maxConcurrent: number;
 	/** Upper bound on requests per second; 0 means no fixed bound (the limiter still adapts to 429). */
 	maxPerSecond: number;
-	/** Redis that holds the rate for every n8n process using the credential (queue mode); empty keeps it per process. */
-	sharedRedisUrl?: string;
-	sharedRedisPassword?: string;
+	/** Redis that holds the rate for every n8n process using the credential (queue mode); absent keeps it per process. */
+	sharedRedis?: RedisSettings;
+	/** The credential's Timeout: a Redis command of the shared limit never waits longer. */
+	timeoutMs?: number;
 }
 
 export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
@@ -218,6 +220,6 @@ export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSe
 	} else {
 		limiter.update(settings);
 	}
-	limiter.shared = settings.sharedRedisUrl ? sharedRateFor({ url: settings.sharedRedisUrl, password: settings.sharedRedisPassword }, baseUrl, appCode) : undefined;
+	limiter.shared = sharedRateFor(settings.sharedRedis, baseUrl, appCode, settings.timeoutMs);
 	return limiter;
 }

@@ -19,8 +19,9 @@ import { GatewayFailure } from './errors';
  * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
  * |                       | (DataGatewaySmsTrigger/recentEvents.ts)                     | per-process memory             |
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
- * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts)          |
- * |                       | names a Shared Limit Redis URL                              |                                |
+ * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts), one     |
+ * |                       | names a Shared Limit Redis URL                              | connection per process and URL |
+ * |                       |                                                             | (redis.ts)                     |
  */
 
 /** The time the records across executions are written with; tests set it to a fixed instant. */
@@ -126,6 +127,7 @@ export function sharedAnswer<T>(
 /** Whether a failed non-idempotent call certainly did not take effect, so that making it again is safe. */
 export function callCertainlyFailed(error: unknown): boolean {
 	if (!(error instanceof GatewayFailure)) return false;
+	if (error.kind === 'not-sent') return true; // failed before the request was written
 	if (error.kind === 'gateway-code') return true; // the gateway answered and refused
 	if (error.kind === 'network') return true; // for non-idempotent calls the transport says 'network' only when nothing left
 	return error.kind === 'http-status' && (error.httpStatus ?? 500) < 500;

@@ -6,6 +6,7 @@ import type { z } from 'zod/v4';
 
 import { GatewayFailure, type GatewayFailureKind } from './errors';
 import { DEFAULT_LIMITER_SETTINGS, GatewayLimiter, LimiterWaitTooLong, limiterFor, type LimiterSettings } from './limiter';
+import { REDIS_URL_FIELD, RedisUnavailable, redisSettingsFromCredentials } from './redis';
 import { redactSecret, rememberSecret } from './redact';
 import { describeSchemaProblem, envelopeSchema } from './schemas/envelope';
 import { abortableSleep } from './sleep';
@@ -41,18 +42,19 @@ function positiveNumber(value: unknown, fallback: number): number {
 
 /** Reads the credential's fields; the credential type defines them and their defaults. */
 export function settingsFromCredentials(credentials: ICredentialDataDecryptedObject): GatewaySettings {
+	const timeoutMs = positiveNumber(credentials.timeoutSeconds, DEFAULT_TIMEOUT_SECONDS) * 1000 || DEFAULT_TIMEOUT_SECONDS * 1000;
 	return {
 		baseUrl: String(credentials.baseUrl ?? '').trim().replace(/\/+$/, ''),
 		appCode: String(credentials.appCodeSecret ?? '').trim(),
 		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
-		timeoutMs: positiveNumber(credentials.timeoutSeconds, DEFAULT_TIMEOUT_SECONDS) * 1000 || DEFAULT_TIMEOUT_SECONDS * 1000,
+		timeoutMs,
 		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),
 		maxSpendYuan: positiveNumber(credentials.maxSpendPerExecution, 0),
 		limiter: {
 			maxConcurrent: Math.max(1, Math.floor(positiveNumber(credentials.maxConcurrent, DEFAULT_LIMITER_SETTINGS.maxConcurrent))),
 			maxPerSecond: positiveNumber(credentials.maxPerSecond, DEFAULT_LIMITER_SETTINGS.maxPerSecond),
-			sharedRedisUrl: String(credentials.sharedLimitRedisUrl ?? '').trim() || undefined,
-			sharedRedisPassword: String(credentials.sharedLimitRedisPassword ?? '') || undefined,
+			sharedRedis: redisSettingsFromCredentials(credentials),
+			timeoutMs,
 		},
 	};
 }
@@ -234,7 +236,11 @@ export class GatewayClient {
 				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
 					throw this.finalFailure(lastFailure, attempt - 1, budgetMs, deadline);
 				}
-				throw this.failure(operation, 'cancelled', 'the execution was cancelled');
+				throw this.notSent(operation, error, options.signal);
+			}
+			if (options.signal?.aborted) {
+				release();
+				throw this.notSent(operation, undefined, options.signal);
 			}
 			deadline ??= Date.now() + budgetMs;
 			let result: AttemptResult;
@@ -280,6 +286,21 @@ export class GatewayClient {
 				throw this.failure(operation, 'cancelled', 'the execution was cancelled');
 			}
 		}
+	}
+
+	/**
+	 * A failure before the request was written: the limiter, the shared limit's Redis, or a
+	 * cancellation before dispatch. Nothing reached the gateway, so the item may be run again.
+	 */
+	private notSent(operation: OperationName, error: unknown, signal: AbortSignal | undefined): GatewayFailure {
+		if (error instanceof RedisUnavailable) {
+			return this.failure(operation, 'not-sent', `not sent: ${error.message}`, {
+				hint: `Nothing reached the gateway. Fix "${error.field}" in the credential and run the item again, or clear "${REDIS_URL_FIELD}" to limit each n8n process on its own.`,
+			});
+		}
+		if (signal?.aborted) return this.failure(operation, 'not-sent', 'not sent: the execution was cancelled before the request left');
+		const detail = error instanceof Error && error.message ? error.message : String(error);
+		return this.failure(operation, 'not-sent', `not sent: waiting for a turn with this credential failed (${detail})`);
 	}
 
 	/** The longest a call waits between attempts, and so the longest the shared pause after a 429 lasts. */

@@ -99,18 +99,30 @@ export interface RunningRedis extends Service {
 }
 
 /** A throwaway Redis on a free loopback port: no persistence, its folder removed on stop. */
-export async function startRedis(log: Log, options: { password?: string } = {}): Promise<RunningRedis> {
+export async function startRedis(
+	log: Log,
+	options: {
+		password?: string;
+		/** Serve only TLS on the port, with this certificate and key (PEM files); the URL is then rediss://. */
+		tls?: { certFile: string; keyFile: string };
+		/** More redis-server options, e.g. ['--user', 'alice on >pw ~* &* +@all']. */
+		extraArgs?: string[];
+	} = {},
+): Promise<RunningRedis> {
 	const binary = ensureRedisServer(log);
 	const port = await freePort();
 	const dir = mkdtempSync(join(tmpdir(), 'dgw-redis-'));
-	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+	const listen = options.tls
+		? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certFile, '--tls-key-file', options.tls.keyFile, '--tls-ca-cert-file', options.tls.certFile, '--tls-auth-clients', 'no']
+		: ['--port', String(port)];
+	const args = [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', ...(options.extraArgs ?? [])];
 	if (options.password) args.push('--requirepass', options.password);
 	const service = await startService(binary, args, 'Ready to accept connections', { cwd: dir });
 	return {
 		...service,
 		host: '127.0.0.1',
 		port,
-		url: `redis://127.0.0.1:${port}`,
+		url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
 		stop: async () => {
 			await service.stop();
 			rmSync(dir, { recursive: true, force: true });

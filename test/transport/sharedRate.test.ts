@@ -2,8 +2,11 @@
  * The credential's shared rate against a real Redis (Debian's redis-server, installed by the
  * helper when missing): two limiters standing for two n8n processes book from one budget.
  */
+import { execFileSync } from 'node:child_process';
+
 import { GatewayLimiter } from '../../nodes/shared/limiter';
-import { parseRedisUrl, sharedRateFor } from '../../nodes/shared/sharedRate';
+import { closeAllRedis } from '../../nodes/shared/redis';
+import { sharedRateFor } from '../../nodes/shared/sharedRate';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 
 jest.setTimeout(180_000);
@@ -13,6 +16,7 @@ beforeAll(async () => {
 	redis = await startRedis(() => undefined);
 });
 afterAll(async () => {
+	closeAllRedis();
 	await redis?.stop();
 });
 
@@ -65,8 +69,20 @@ describe('shared limit through Redis', () => {
 	it('an unreachable Redis fails the call with the field to fix, and frees the slot', async () => {
 		const limiter = new GatewayLimiter({ maxConcurrent: 1, maxPerSecond: 5 });
 		limiter.shared = sharedRateFor({ url: 'redis://127.0.0.1:1' }, 'http://gateway.test', 'code-e');
-		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL: cannot use Redis at 127\.0\.0\.1:1/);
+		await expect(limiter.acquire()).rejects.toThrow(/^"Shared Limit Redis URL": nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
 		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL/);
+	});
+
+	it("keeps the credential's keys for an hour after their last use", async () => {
+		const limiter = limiterSharing(redis.url, 'code-g', 5);
+		await startTimes(limiter, 2);
+		await limiter.shared!.onThrottled(5, 100);
+		for (const key of ['rate', 'starts']) {
+			const [name] = execFileSync('redis-cli', ['-p', String(redis.port), '--scan', '--pattern', `n8n-nodes-data-gateway:${key}:*`], { encoding: 'utf8' }).trim().split('\n');
+			const ttl = Number(execFileSync('redis-cli', ['-p', String(redis.port), 'PTTL', name], { encoding: 'utf8' }).trim());
+			expect(ttl).toBeGreaterThan(3_500_000);
+			expect(ttl).toBeLessThanOrEqual(3_600_000);
+		}
 	});
 
 	it('logs in with the credential password, and names the field when Redis refuses it', async () => {
@@ -81,17 +97,10 @@ describe('shared limit through Redis', () => {
 				() => undefined,
 				(error: Error) => error.message,
 			);
-			expect(refusal).toMatch(/Shared Limit Redis Password or URL: Redis at 127\.0\.0\.1:\d+ refused the login/);
+			expect(refusal).toMatch(/^"Shared Limit Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
 			expect(refusal).not.toContain('not-it');
 		} finally {
 			await guarded.stop();
 		}
-	});
-
-	it('reads redis:// URLs with password and database, and names the field for anything else', () => {
-		expect(parseRedisUrl('redis://:s%40cret@10.0.0.5:6380/2')).toEqual({ host: '10.0.0.5', port: 6380, username: undefined, password: 's@cret', database: 2 });
-		expect(() => parseRedisUrl('rediss://host')).toThrow(/Shared Limit Redis URL must start with redis:\/\//);
-		expect(() => parseRedisUrl('not a url')).toThrow(/Shared Limit Redis URL is not a URL/);
-		expect(() => parseRedisUrl('redis://host/x')).toThrow(/database number/);
 	});
 });
