@@ -11,12 +11,12 @@ import {
 import { spendMeter, type callOptions } from '../../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
 import { sendResultSchema, signatureSchema, templateSchema } from '../../../shared/schemas/sms';
-import { messageFingerprint, SmsSendRecords, type SendDecision, type SmsLimits } from '../../../shared/smsGuard';
+import { openSendRecords } from '../../../shared/sendRecords';
+import { messageFingerprint, type SendDecision, type SmsLimits, type SmsSendRecords } from '../../../shared/smsGuard';
 import { priceOf, roundYuan, type SpendMeter } from '../../../shared/spend';
 import {
 	callCertainlyFailed,
 	executionMemory,
-	nodeRecords,
 	rememberOutcome,
 	runIdOf,
 	runKey,
@@ -236,7 +236,7 @@ export function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, opti
 		client,
 		options,
 		memory: executionMemory(ctx),
-		records: new SmsSendRecords(nodeRecords(ctx), ctx.getExecutionId?.() ?? '', smsLimits(ctx), window),
+		records: openSendRecords(ctx, client, smsLimits(ctx), window),
 		meter: spendMeter(ctx, client),
 		decisions: new Map(),
 		attempted: new Set(),
