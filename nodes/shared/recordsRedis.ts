@@ -104,14 +104,16 @@ export class RedisRecordStore implements SendRecordStore {
 			}),
 		);
 		const decisions = new Map<number, StoreDecision>();
+		const createdHere = new Set<string>();
 		for (const { send, windows, messageKey, countKeys, reply } of answers) {
 			const [kind, detail] = reply.map(Number);
 			if (kind === 0) decisions.set(send.itemIndex, { decision: { kind: 'repeat' }, holds: [] });
 			else if (kind === 2) decisions.set(send.itemIndex, { decision: { kind: 'limit', problem: limitProblem(send.phone, windows[detail - 1]) }, holds: [] });
 			else {
-				// A count is one item's own; a message key another item of this run may share (the same message twice).
+				// A count is one item's own; a message key this run recorded is held by every item that sends it (the same message twice).
 				const holds = countKeys.map((key) => `c ${send.itemIndex} ${key}`);
-				if (detail === 1) holds.push(`m ${messageKey}`);
+				if (detail === 1) createdHere.add(messageKey);
+				if (createdHere.has(messageKey)) holds.push(`m ${messageKey}`);
 				decisions.set(send.itemIndex, { decision: { kind: 'send' }, holds });
 			}
 		}
