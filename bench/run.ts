@@ -3,7 +3,8 @@
  * in real n8n, per-item overhead against a bare undici loop, peak memory, and real n8n in queue
  * mode (2 workers sharing a rate cap; CPU per item beside the HTTP Request node). Prints a table and
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
- * part alone and puts its section into the existing report.
+ * part alone and puts its section into the existing report; BENCH_ONLY=records likewise the SMS
+ * send records at volume (bench/records.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import { queueMode, type QueueModeResult } from './queueMode';
+import { recordsBench, recordsOnly, recordsSection, type StoreRun } from './records';
 import { sideBySide, type SideBySideRow } from './sideBySide';
 
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
@@ -261,11 +263,13 @@ async function main() {
 	const build = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
 	if (build.status !== 0) process.exit(1);
 	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
+	if (process.env.BENCH_ONLY === 'records') return await recordsOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	const started = Date.now();
 	const emulator = await startEmulatorProcess();
 	const figures: Figure[] = [];
 	let sideRows: SideBySideRow[] = [];
 	let queue: QueueModeResult | undefined;
+	let records: StoreRun[] = [];
 	try {
 		figures.push(await throughput(emulator));
 		console.log(figures.at(-1));
@@ -280,6 +284,7 @@ async function main() {
 		queue = await queueMode(emulator);
 		figures.push(queueFigure(queue));
 		console.log(figures.at(-1), queue.cpu);
+		records = await recordsBench(emulator);
 	} finally {
 		await emulator.stop();
 	}
@@ -305,6 +310,8 @@ ${table}
 ${sideBySideTable(sideRows)}
 
 ${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
+
+${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
 
 ![chart](chart.svg)
 
