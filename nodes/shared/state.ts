@@ -22,6 +22,8 @@ import { GatewayFailure } from './errors';
  * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
  * |                       | (DataGatewaySmsTrigger/recentEvents.ts)                     | per-process memory             |
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
+ * | one n8n process       | per number and window, the highest slot seen taken: where   | module memory; a hint that     |
+ * |                       | the database store asks next (recordsDatabase.ts)           | n8n's store answer overrides   |
  * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts), one     |
  * |                       | names a Shared Limit Redis URL                              | connection per process and URL |
  * |                       |                                                             | (redis.ts)                     |
