@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 // The built package, as users run it (npm run bench builds first); the guard is patched to time it.
 import { DataGatewaySms } from '../dist/nodes/DataGatewaySms/DataGatewaySms.node.js';
@@ -28,6 +28,8 @@ export interface StoreRun {
 	lastMsPerSend: number;
 	/** Longest event-loop delay seen during the last execution, whole process. */
 	lastMaxBlockMs: number;
+	/** The same, only while the records were at work (reserve or release in progress). */
+	lastRecordsBlockMs: number;
 	bytesPerNumber: number;
 	sends: number;
 	failedItems: number;
@@ -37,18 +39,20 @@ export interface StoreRun {
 	rowBytes?: number;
 }
 
-/** Wall time spent inside the records, summed per execution. */
-const timing = { ms: 0 };
+/** Wall time spent inside the records, summed per execution, and the event-loop delay while they work. */
+const timing: { ms: number; delay?: IntervalHistogram; active: number } = { ms: 0, active: 0 };
 function timeRecords() {
 	const prototype = SmsSendRecords.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
 	for (const method of ['reserve', 'release']) {
 		const original = prototype[method];
 		prototype[method] = async function (this: unknown, ...args: unknown[]) {
 			const started = performance.now();
+			if (timing.active++ === 0) timing.delay?.enable();
 			try {
 				return await original.apply(this, args);
 			} finally {
 				timing.ms += performance.now() - started;
+				if (--timing.active === 0) timing.delay?.disable();
 			}
 		};
 	}
@@ -71,6 +75,7 @@ async function sendAll(emulator: EmulatorProcess, store: StoreRun['store'], cred
 	const batches = RECORDS_SENDS / RECORDS_BATCH;
 	const perSend: number[] = [];
 	let lastMaxBlockMs = 0;
+	let lastRecordsBlockMs = 0;
 	let sends = 0;
 	let failedItems = 0;
 	const started = performance.now();
@@ -78,7 +83,10 @@ async function sendAll(emulator: EmulatorProcess, store: StoreRun['store'], cred
 		const items = Array.from({ length: RECORDS_BATCH }, (_, index) => ({ phone: phoneOf(batch * RECORDS_BATCH + index), code: '2468' }));
 		const last = batch === batches - 1;
 		const delay = monitorEventLoopDelay({ resolution: 1 });
-		if (last) delay.enable();
+		if (last) {
+			delay.enable();
+			timing.delay = monitorEventLoopDelay({ resolution: 1 });
+		}
 		timing.ms = 0;
 		const result = await runWorkflow({
 			steps: [{ name: 'SMS', type: sms, parameters, settings: { continueOnFail: true } }],
@@ -89,6 +97,8 @@ async function sendAll(emulator: EmulatorProcess, store: StoreRun['store'], cred
 		if (last) {
 			delay.disable();
 			lastMaxBlockMs = delay.max / 1e6;
+			lastRecordsBlockMs = (timing.delay?.max ?? 0) / 1e6;
+			timing.delay = undefined;
 		}
 		if (result.error) throw new Error(`batch ${batch} failed: ${result.error.message}`);
 		const output = result.json();
@@ -96,7 +106,7 @@ async function sendAll(emulator: EmulatorProcess, store: StoreRun['store'], cred
 		sends += output.filter((item) => typeof item.taskId === 'string').length;
 		perSend.push(timing.ms / RECORDS_BATCH);
 	}
-	return { store, firstMsPerSend: perSend[0], lastMsPerSend: perSend[perSend.length - 1], lastMaxBlockMs, sends, failedItems, totalSeconds: (performance.now() - started) / 1000 };
+	return { store, firstMsPerSend: perSend[0], lastMsPerSend: perSend[perSend.length - 1], lastMaxBlockMs, lastRecordsBlockMs, sends, failedItems, totalSeconds: (performance.now() - started) / 1000 };
 }
 
 async function usedMemory(redis: SharedRedis): Promise<number> {
@@ -155,13 +165,13 @@ const met = (pass: boolean) => (pass ? 'met' : 'missed');
 export function recordsSection(runs: StoreRun[], stamp: string): string {
 	const rows = runs.map((run) => {
 		const growth = run.lastMsPerSend / run.firstMsPerSend;
-		return `| ${run.store} | ${run.firstMsPerSend.toFixed(3)} ms | ${run.lastMsPerSend.toFixed(3)} ms (${met(run.lastMsPerSend <= TARGET_MS)}) | ${growth.toFixed(2)} × (${met(growth <= TARGET_GROWTH)}) | ${run.lastMaxBlockMs.toFixed(1)} ms (${met(run.lastMaxBlockMs <= TARGET_BLOCK_MS)}) | ${Math.round(run.bytesPerNumber)} B | ${run.sends} sent, ${run.failedItems} failed, ${run.totalSeconds.toFixed(1)} s |`;
+		return `| ${run.store} | ${run.firstMsPerSend.toFixed(3)} ms | ${run.lastMsPerSend.toFixed(3)} ms (${met(run.lastMsPerSend <= TARGET_MS)}) | ${growth.toFixed(2)} × (${met(growth <= TARGET_GROWTH)}) | ${run.lastMaxBlockMs.toFixed(1)} ms (${met(run.lastMaxBlockMs <= TARGET_BLOCK_MS)}); while the records worked ${run.lastRecordsBlockMs.toFixed(1)} ms (${met(run.lastRecordsBlockMs <= TARGET_BLOCK_MS)}) | ${Math.round(run.bytesPerNumber)} B | ${run.sends} sent, ${run.failedItems} failed, ${run.totalSeconds.toFixed(1)} s |`;
 	});
 	const db = runs.find((run) => run.rowBytes !== undefined);
 	return `${SECTION_START}
 ## 8. SMS send records at volume (${stamp})
 
-${RECORDS_SENDS.toLocaleString('en')} sends through one SMS node, ${RECORDS_SENDS / RECORDS_BATCH} executions of ${RECORDS_BATCH} (each to a number of its own; Repeat Window 10 minutes, the default per-number limits), emulator at 0 ms latency, run through n8n-core's engine. Records' time = wall time inside the records' reserve and release, over the ${RECORDS_BATCH} sends of the execution. Event-loop block = longest delay \`perf_hooks.monitorEventLoopDelay\` saw in the last execution, the whole process (n8n's engine and the node included). Targets: last ≤ ${TARGET_MS} ms per send and ≤ ${TARGET_GROWTH} × the first; block ≤ ${TARGET_BLOCK_MS} ms.
+${RECORDS_SENDS.toLocaleString('en')} sends through one SMS node, ${RECORDS_SENDS / RECORDS_BATCH} executions of ${RECORDS_BATCH} (each to a number of its own; Repeat Window 10 minutes, the default per-number limits), emulator at 0 ms latency, run through n8n-core's engine. Records' time = wall time inside the records' reserve and release, over the ${RECORDS_BATCH} sends of the execution. Event-loop block = longest delay \`perf_hooks.monitorEventLoopDelay\` (1 ms resolution) saw in the last execution: for the whole process (n8n's engine, the node's checks of 500 items and the records), and only while the records' reserve or release was in progress (one execution at a time, so nothing else ran then). Targets: last ≤ ${TARGET_MS} ms per send and ≤ ${TARGET_GROWTH} × the first; block ≤ ${TARGET_BLOCK_MS} ms.
 
 | records in | first execution, per send | last execution, per send | last ÷ first | longest block, last execution | stored per number | run |
 | --- | --- | --- | --- | --- | --- | --- |

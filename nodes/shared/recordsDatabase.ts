@@ -166,7 +166,7 @@ const slotValue = (phone: string, window: CountWindow, slot: number) => `sms-slo
  * process freed is found again when the window starts over.
  */
 const seenSlots = new Map<string, { highest: number; endsAt: number }>();
-const SEEN_SLOTS_SWEEP = 50_000;
+const MAX_SEEN_SLOTS = 60_000;
 
 /** Slot numbers of one reservation: the next to ask per number and window, and slots recorded but free. */
 class SlotBook {
@@ -210,9 +210,15 @@ class SlotBook {
 	private remember(key: string, slot: number, endsAt: number) {
 		const seen = seenSlots.get(key);
 		if (seen && seen.highest >= slot) return;
-		if (seenSlots.size >= SEEN_SLOTS_SWEEP) {
+		if (seenSlots.size >= MAX_SEEN_SLOTS) {
 			const now = Date.now();
 			for (const [other, { endsAt: ends }] of seenSlots) if (ends < now) seenSlots.delete(other);
+			// Still full of live windows: the oldest hints go (a lost hint costs a probe, never a wrong answer).
+			// Down to three quarters, so the next sweep is a quarter of the size away: O(1) per send.
+			for (const other of seenSlots.keys()) {
+				if (seenSlots.size < MAX_SEEN_SLOTS * 0.75) break;
+				seenSlots.delete(other);
+			}
 		}
 		seenSlots.set(key, { highest: slot, endsAt });
 	}
