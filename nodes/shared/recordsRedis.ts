@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 
 import { RedisScript, type SharedRedis } from './redis';
-import { countWindows, limitProblem, type GuardedSend, type SendRecordStore, type SmsLimits, type StoreDecision } from './smsGuard';
+import { countWindows, limitProblem, type CountWindow, type GuardedSend, type SendRecordStore, type SmsLimits, type StoreDecision } from './smsGuard';
 
 /**
  * One send's decision, atomic in Redis: a repeat when another execution recorded the message
@@ -56,6 +56,8 @@ return 1
 
 /** A count key outlives its window by this much, so processes whose clocks differ a little agree. */
 const COUNT_GRACE_MS = 60_000;
+/** Scripts sent together before the answers are awaited. */
+const SENDS_PER_ROUND_TRIP = 100;
 const KEY_PREFIX = 'n8n-nodes-data-gateway:sms';
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
@@ -78,7 +80,8 @@ export class RedisRecordStore implements SendRecordStore {
 		private readonly executionId: string,
 		private readonly limits: SmsLimits | undefined,
 		private readonly repeatWindowMinutes: number,
-		private readonly options: { timeoutMs?: number; signal?: AbortSignal } = {},
+		/** A deadline per command; no cancel signal: a reservation is short, and one listener per send would pile up on it. */
+		private readonly options: { timeoutMs?: number } = {},
 	) {
 		// The braces keep a node's keys in one slot of a Redis Cluster, as one script touches several.
 		this.prefix = `${KEY_PREFIX}:{${hash(scope)}}`;
@@ -90,9 +93,11 @@ export class RedisRecordStore implements SendRecordStore {
 
 	async reserve(sends: GuardedSend[], now: number): Promise<Map<number, StoreDecision>> {
 		const windowMs = Math.max(0, Math.round(this.repeatWindowMinutes * 60_000));
-		// One script per send, all sent at once on the one connection: Redis runs them in item order.
-		const answers = await Promise.all(
-			sends.map(async (send) => {
+		// One script per send, a chunk at a time on the one connection: Redis runs them in item order,
+		// and the event loop is free between chunks.
+		const answers: Array<{ send: GuardedSend; windows: CountWindow[]; messageKey: string; countKeys: string[]; reply: number[] }> = [];
+		for (let start = 0; start < sends.length; start += SENDS_PER_ROUND_TRIP) {
+			const chunk = sends.slice(start, start + SENDS_PER_ROUND_TRIP).map(async (send) => {
 				const windows = countWindows(this.limits, send.phone, now);
 				const messageKey = `${this.prefix}:m:${send.message}`;
 				const phoneKey = send.phone === undefined ? '' : hash(send.phone);
@@ -101,8 +106,9 @@ export class RedisRecordStore implements SendRecordStore {
 				const args = [this.executionId, windowMs, windows.length, ...windows.flatMap((window) => [window.allowed, Math.max(1, window.endsAt - now + COUNT_GRACE_MS)])];
 				const reply = (await this.redis.runScript(RESERVE, keys, args, this.options)) as number[];
 				return { send, windows, messageKey, countKeys, reply };
-			}),
-		);
+			});
+			answers.push(...(await Promise.all(chunk)));
+		}
 		const decisions = new Map<number, StoreDecision>();
 		const createdHere = new Set<string>();
 		for (const { send, windows, messageKey, countKeys, reply } of answers) {

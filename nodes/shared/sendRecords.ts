@@ -21,6 +21,5 @@ export function openSendRecords(ctx: IExecuteFunctions, client: GatewayClient, l
 		releaseRedis(owner);
 		return new SmsSendRecords(new DatabaseRecordStore(nodeRecords(ctx), scope, executionId, limits, repeatWindowMinutes));
 	}
-	const options = { timeoutMs: client.settings.timeoutMs, signal: ctx.getExecutionCancelSignal?.() };
-	return new SmsSendRecords(new RedisRecordStore(redisFor(redis, owner), scope, executionId, limits, repeatWindowMinutes, options));
+	return new SmsSendRecords(new RedisRecordStore(redisFor(redis, owner), scope, executionId, limits, repeatWindowMinutes, { timeoutMs: client.settings.timeoutMs }));
 }
