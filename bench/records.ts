@@ -175,7 +175,7 @@ export function recordsSection(runs: StoreRun[], stamp: string): string {
 	});
 	const db = runs.find((run) => run.rowBytes !== undefined);
 	return `${SECTION_START}
-## 8. SMS send records at volume (${stamp})
+## 9. SMS send records at volume (${stamp})
 
 ${RECORDS_SENDS.toLocaleString('en')} sends through one SMS node, ${RECORDS_SENDS / RECORDS_BATCH} executions of ${RECORDS_BATCH} after an untimed warm-up of ${WARM_UP_SENDS} (each to a number of its own; Repeat Window 10 minutes, the default per-number limits), emulator at 0 ms latency, run through n8n-core's engine. Records' time = wall time inside the records' reserve and release, over the ${RECORDS_BATCH} sends of the execution. Event-loop block = longest delay \`perf_hooks.monitorEventLoopDelay\` (1 ms resolution) saw in the last execution: for the whole process (n8n's engine, the node's checks of 500 items and the records), and only while the records' reserve or release was in progress (one execution at a time, so nothing else ran then). Targets: last ≤ ${TARGET_MS} ms per send and ≤ ${TARGET_GROWTH} × the first; block ≤ ${TARGET_BLOCK_MS} ms.
 
