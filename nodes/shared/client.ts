@@ -8,6 +8,7 @@ import { z } from 'zod/v4';
 
 import { GatewayFailure } from './errors';
 import { redactSecret } from './redact';
+import { redisFor } from './redis';
 import { SpendMeter } from './spend';
 import { GatewayClient, settingsFromCredentials } from './transport';
 
@@ -47,7 +48,6 @@ export async function testGatewayCredential(
 	const client = new GatewayClient({ ...settings, maxRetries: 0 }, { ownLimiter: true });
 	try {
 		await client.call('violationSupport', { preCarNum: '京' }, z.unknown());
-		return { status: 'OK', message: 'Connection successful: the gateway accepted the appCode' };
 	} catch (error) {
 		if (error instanceof GatewayFailure && error.kind === 'gateway-code') {
 			return {
@@ -57,5 +57,13 @@ export async function testGatewayCredential(
 		}
 		const text = redactSecret(error instanceof Error ? error.message : String(error), settings.appCode);
 		return { status: 'Error', message: `Could not reach the gateway at the Base URL: ${text}` };
+	}
+	const redis = settings.limiter.sharedRedis;
+	if (!redis) return { status: 'OK', message: 'Connection successful: the gateway accepted the appCode' };
+	try {
+		await redisFor(redis, 'credential-test').command('PING', []);
+		return { status: 'OK', message: 'Connection successful: the gateway accepted the appCode, and the shared Redis answered' };
+	} catch (error) {
+		return { status: 'Error', message: `The gateway accepted the appCode, but the shared Redis cannot be used: ${error instanceof Error ? error.message : String(error)}` };
 	}
 }

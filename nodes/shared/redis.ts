@@ -9,76 +9,15 @@ import { createHash } from 'crypto';
 // eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- ioredis, n8n's own Redis client (scripts/n8n-accepted-findings.mjs)
 import { Command, Redis } from 'ioredis';
 
-/** The credential fields a Redis failure can point at; messages name the one to fix. */
-export const REDIS_URL_FIELD = 'Shared Limit Redis URL';
-export const REDIS_PASSWORD_FIELD = 'Shared Limit Redis Password';
-export const REDIS_CA_FIELD = 'Shared Limit Redis CA Certificate';
+import { REDIS_CA_FIELD, REDIS_PASSWORD_FIELD, REDIS_URL_FIELD, RedisUnavailable, parseRedisUrl, type RedisSettings, type RedisTarget } from './redisSettings';
 
-export interface RedisSettings {
-	url: string;
-	/** Overrides a password in the URL. */
-	password?: string;
-	/** PEM certificate(s) of the CA that signed a rediss:// server's certificate, for a private or self-signed CA. */
-	tlsCa?: string;
-}
-
-/** The credential's Redis, or undefined when its URL is empty (each process then keeps its own limits). */
-export function redisSettingsFromCredentials(credentials: Record<string, unknown>): RedisSettings | undefined {
-	const url = String(credentials.sharedLimitRedisUrl ?? '').trim();
-	if (!url) return undefined;
-	const password = String(credentials.sharedLimitRedisPassword ?? '');
-	const tlsCa = String(credentials.sharedLimitRedisCa ?? '').trim();
-	return { url, ...(password ? { password } : {}), ...(tlsCa ? { tlsCa } : {}) };
-}
-
-/** Redis cannot be used: a bad URL, unreachable, not Redis, refused login, malformed or late reply. */
-export class RedisUnavailable extends Error {
-	constructor(
-		/** The credential field to fix. */
-		readonly field: string,
-		/** What went wrong, without the field; never holds the password. */
-		readonly reason: string,
-	) {
-		super(`"${field}": ${reason}`);
-		this.name = 'RedisUnavailable';
-	}
-}
-
-export interface RedisTarget {
-	host: string;
-	port: number;
-	tls: boolean;
-	username?: string;
-	password?: string;
-	database: number;
-}
-
-/** `redis://` or `rediss://` (TLS), `[user[:password]@]host[:port][/db]`; anything else names the field. */
-export function parseRedisUrl(text: string): RedisTarget {
-	const fix = 'use redis://host:6379/0 or rediss://host:6380/0 (TLS), or clear the field';
-	if (!URL.canParse(text)) throw new RedisUnavailable(REDIS_URL_FIELD, `not a URL; ${fix}`);
-	const url = new URL(text);
-	if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new RedisUnavailable(REDIS_URL_FIELD, `must start with redis:// or rediss://; ${fix}`);
-	const path = url.pathname.replace(/^\/+|\/+$/g, '');
-	const database = path === '' ? 0 : /^\d+$/.test(path) ? Number(path) : Number.NaN;
-	if (!Number.isSafeInteger(database)) throw new RedisUnavailable(REDIS_URL_FIELD, 'the path must be a database number such as /0');
-	const host = url.hostname.replace(/^\[|\]$/g, '');
-	if (!host) throw new RedisUnavailable(REDIS_URL_FIELD, `has no host; ${fix}`);
-	return {
-		host,
-		port: url.port ? Number(url.port) : 6379,
-		tls: url.protocol === 'rediss:',
-		username: url.username ? decodeURIComponent(url.username) : undefined,
-		password: url.password ? decodeURIComponent(url.password) : undefined,
-		database,
-	};
-}
+export * from './redisSettings';
 
 /** Deadlines; tests lower them to fail fast. A call may ask for a shorter one (its item's timeout). */
 export const redisTimeouts = {
-	/** TCP (and TLS) connect, login, database select and the ready check together. */
+	/** Opening the TCP connection and the TLS handshake. */
 	connectMs: 5_000,
-	/** Any one command. */
+	/** Any one command, the login, database select and ready check of a new connection included. */
 	commandMs: 5_000,
 };
 
@@ -121,12 +60,17 @@ function connectionReason(error: Error | undefined, where: string, target: Redis
 	return { field: REDIS_URL_FIELD, reason: `${where} did not answer as Redis (${detail}); ${tlsHint}` };
 }
 
-/** Rejects when the execution is cancelled; `done` removes the listener. */
+/** The reason a cancelled call rejects with: the signal's own, as abortableSleep does. */
+function cancelReason(signal: AbortSignal): unknown {
+	return signal.reason ?? new Error('Cancelled');
+}
+
+/** Rejects with the signal's reason when the execution is cancelled; `done` removes the listener. */
 function cancellation(signal: AbortSignal | undefined): { cancelled: Promise<never>; done: () => void } {
 	if (!signal) return { cancelled: new Promise<never>(() => undefined), done: () => undefined };
 	let onAbort: () => void = () => undefined;
 	const cancelled = new Promise<never>((_resolve, reject) => {
-		onAbort = () => reject(new RedisUnavailable(REDIS_URL_FIELD, 'the execution was cancelled while waiting for Redis'));
+		onAbort = () => reject(cancelReason(signal));
 		signal.addEventListener('abort', onAbort, { once: true });
 	});
 	cancelled.catch(() => undefined);
@@ -143,11 +87,17 @@ export class SharedRedis {
 	private lastError?: Error;
 	readonly where: string;
 
+	private readonly target: RedisTarget;
+	/** Why the URL cannot be used, when it cannot. */
+	private readonly invalid?: RedisUnavailable;
+
 	constructor(
-		private readonly target: RedisTarget,
+		target: RedisTarget | RedisUnavailable,
 		private readonly tlsCa?: string,
 	) {
-		this.where = `${target.host}:${target.port}${target.database ? `/${target.database}` : ''}`;
+		if (target instanceof RedisUnavailable) this.invalid = target;
+		this.target = target instanceof RedisUnavailable ? { host: '', port: 0, tls: false, database: 0 } : target;
+		this.where = `${this.target.host}:${this.target.port}${this.target.database ? `/${this.target.database}` : ''}`;
 	}
 
 	/** Runs a script: EVALSHA, then EVAL once when Redis answers NOSCRIPT. */
@@ -168,15 +118,20 @@ export class SharedRedis {
 
 	/**
 	 * Sends commands on the connection, each with the call's deadline; every failure, the
-	 * connection's included, is a RedisUnavailable naming the field to fix.
+	 * connection's included, is a RedisUnavailable naming the field to fix. A cancelled call
+	 * rejects with the signal's reason instead.
 	 */
 	private async run<T>(work: (send: (name: string, args: Array<string | number>) => Promise<unknown>) => Promise<T>, options: RedisCallOptions): Promise<T> {
 		const { signal } = options;
-		if (signal?.aborted) throw new RedisUnavailable(REDIS_URL_FIELD, 'the execution was cancelled before Redis was asked');
+		if (signal?.aborted) throw cancelReason(signal);
+		// A URL that cannot be used fails each call, before anything is sent, like an unreachable Redis.
+		if (this.invalid) throw this.invalid;
 		const limitMs = Math.max(1, Math.min(options.timeoutMs ?? redisTimeouts.commandMs, redisTimeouts.commandMs));
 		const { cancelled, done } = cancellation(signal);
+		let connected = false;
 		try {
 			const client = await Promise.race([this.open(), cancelled]);
+			connected = true;
 			const send = async (name: string, args: Array<string | number>) => {
 				const command = new Command(name, args, { replyEncoding: 'utf8' });
 				// Set before sending, so it wins over the connection's longer commandTimeout.
@@ -185,13 +140,15 @@ export class SharedRedis {
 			};
 			return await Promise.race([work(send), cancelled]);
 		} catch (error) {
-			throw this.explain(error, limitMs);
+			// A cancellation is no fault of Redis: it keeps its own reason.
+			if (signal?.aborted) throw cancelReason(signal);
+			throw this.explain(error, limitMs, connected);
 		} finally {
 			done();
 		}
 	}
 
-	private explain(error: unknown, limitMs: number): RedisUnavailable {
+	private explain(error: unknown, limitMs: number, connected: boolean): RedisUnavailable {
 		if (error instanceof RedisUnavailable) return error;
 		const message = error instanceof Error ? error.message : String(error);
 		if (/Command timed out/i.test(message)) return new RedisUnavailable(REDIS_URL_FIELD, `no answer from Redis at ${this.where} within ${limitMs / 1000} s`);
@@ -201,7 +158,13 @@ export class SharedRedis {
 			if (field === REDIS_PASSWORD_FIELD) return new RedisUnavailable(field, reason);
 			return new RedisUnavailable(REDIS_URL_FIELD, `Redis at ${this.where} refused the command (${message.split('\n')[0].slice(0, 160)})`);
 		}
-		const { field, reason } = connectionReason(this.lastError ?? (error instanceof Error ? error : undefined), this.where, this.target);
+		const cause = this.lastError ?? (error instanceof Error ? error : undefined);
+		if (connected) {
+			// The connection had answered as Redis: it was lost (a restart, a network fault, a stray reply).
+			const detail = ((cause as { code?: string } | undefined)?.code ?? cause?.message ?? 'closed').slice(0, 120);
+			return new RedisUnavailable(REDIS_URL_FIELD, `the connection to Redis at ${this.where} was lost (${detail}); the next call reconnects`);
+		}
+		const { field, reason } = connectionReason(cause, this.where, this.target);
 		return new RedisUnavailable(field, reason);
 	}
 
@@ -238,6 +201,8 @@ export class SharedRedis {
 		// Kept to explain a failed connect; without a listener ioredis would print errors to the console.
 		client.on('error', (error: Error) => {
 			this.lastError ??= error;
+			// A reply nobody asked for: later replies could be matched to the wrong commands.
+			if (error.message.startsWith('Command queue state error')) this.retire(client);
 		});
 		await client.connect();
 		// Never the reason a process stays alive.
@@ -247,10 +212,14 @@ export class SharedRedis {
 
 	/** Closes the connection; a later call opens a new one. */
 	close(): void {
-		const client = this.client;
-		this.client = undefined;
+		if (this.client) this.retire(this.client);
+	}
+
+	/** Stops using `client` at once (its status stays 'ready' until the socket has closed). */
+	private retire(client: Redis) {
+		if (this.client === client) this.client = undefined;
 		// An ended client has nothing to close (ioredis would still arm a 2 s timer for it).
-		if (!client || client.status === 'end') return;
+		if (client.status === 'end') return;
 		client.disconnect();
 		// At once: a TLS socket would otherwise wait up to 2 s for the server's half of the close.
 		client.stream?.destroy();
@@ -268,14 +237,19 @@ function connectionKey(settings: RedisSettings): string {
 /**
  * The process's connection for these settings. `owner` (a credential's hash) ties it to a
  * credential: when that credential's settings change, its old connection closes unless another
- * credential still uses it. Throws RedisUnavailable for a bad URL.
+ * credential still uses it. A URL it cannot use fails each call (RedisUnavailable), not this.
  */
 export function redisFor(settings: RedisSettings, owner: string): SharedRedis {
 	const key = connectionKey(settings);
 	let entry = connections.get(key);
 	if (!entry) {
-		const target = parseRedisUrl(settings.url.trim());
-		if (settings.password) target.password = settings.password;
+		let target: RedisTarget | RedisUnavailable;
+		try {
+			target = parseRedisUrl(settings.url.trim());
+			if (settings.password) target.password = settings.password;
+		} catch (error) {
+			target = error as RedisUnavailable;
+		}
 		entry = { redis: new SharedRedis(target, settings.tlsCa?.trim() || undefined), owners: new Set() };
 		connections.set(key, entry);
 	}

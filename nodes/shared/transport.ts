@@ -293,14 +293,20 @@ export class GatewayClient {
 	 * cancellation before dispatch. Nothing reached the gateway, so the item may be run again.
 	 */
 	private notSent(operation: OperationName, error: unknown, signal: AbortSignal | undefined): GatewayFailure {
+		if (signal?.aborted) {
+			return this.failure(operation, 'not-sent', 'not sent: the execution was cancelled before the request left', {
+				hint: 'Nothing reached the gateway; running the item again sends it.',
+			});
+		}
 		if (error instanceof RedisUnavailable) {
 			return this.failure(operation, 'not-sent', `not sent: ${error.message}`, {
 				hint: `Nothing reached the gateway. Fix "${error.field}" in the credential and run the item again, or clear "${REDIS_URL_FIELD}" to limit each n8n process on its own.`,
 			});
 		}
-		if (signal?.aborted) return this.failure(operation, 'not-sent', 'not sent: the execution was cancelled before the request left');
 		const detail = error instanceof Error && error.message ? error.message : String(error);
-		return this.failure(operation, 'not-sent', `not sent: waiting for a turn with this credential failed (${detail})`);
+		return this.failure(operation, 'not-sent', `not sent: waiting for a turn with this credential failed (${detail})`, {
+			hint: 'Nothing reached the gateway; running the item again sends it.',
+		});
 	}
 
 	/** The longest a call waits between attempts, and so the longest the shared pause after a 429 lasts. */

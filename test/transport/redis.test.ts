@@ -4,9 +4,7 @@
  * database index, one connection per process and URL, and closing when a credential changes.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
 import {
 	closeAllRedis,
@@ -19,6 +17,7 @@ import {
 	releaseRedis,
 } from '../../nodes/shared/redis';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { makeSelfSignedCertificate } from '../harness/tlsCertificate';
 
 jest.setTimeout(180_000);
 
@@ -29,15 +28,9 @@ let certDir: string;
 let caPem: string;
 
 beforeAll(async () => {
-	certDir = mkdtempSync(join(tmpdir(), 'dgw-redis-tls-'));
-	const certFile = join(certDir, 'cert.pem');
-	const keyFile = join(certDir, 'key.pem');
-	// A self-signed certificate for localhost and 127.0.0.1, valid for a day.
-	execFileSync('openssl', [
-		'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-		'-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
-	], { stdio: 'ignore' });
-	caPem = readFileSync(certFile, 'utf8');
+	const { dir, certFile, keyFile, pem } = makeSelfSignedCertificate();
+	certDir = dir;
+	caPem = pem;
 	[plain, tlsRedis, aclRedis] = await Promise.all([
 		startRedis(() => undefined),
 		startRedis(() => undefined, { tls: { certFile, keyFile }, password: 'tls-secret-7' }),
@@ -136,8 +129,9 @@ describe('shared Redis connection', () => {
 		const redis = redisFor({ url: plain.url }, 'owner-drop');
 		await redis.command('CLIENT', ['SETNAME', 'dropped-one']);
 		execFileSync('redis-cli', ['-p', String(plain.port), 'CLIENT', 'KILL', 'SKIPME', 'yes', 'TYPE', 'normal'], { encoding: 'utf8' });
-		// The call in flight when it was dropped may fail; the next one reconnects.
-		await redis.command('PING', []).catch(() => undefined);
+		// A call made before this process has seen the close fails, saying so; the next one reconnects.
+		const first = await redis.command('PING', []).catch((error: Error) => error.message);
+		if (first !== 'PONG') expect(first).toMatch(/^"Shared Limit Redis URL": the connection to Redis at 127\.0\.0\.1:\d+ was lost/);
 		expect(await redis.command('PING', [])).toBe('PONG');
 	});
 

@@ -1,0 +1,68 @@
+/**
+ * What the credential says about its Redis: the fields, the URL's parts, and the error that names
+ * the field to fix. redis.ts opens the connection.
+ */
+/** The credential fields a Redis failure can point at; messages name the one to fix. */
+export const REDIS_URL_FIELD = 'Shared Limit Redis URL';
+export const REDIS_PASSWORD_FIELD = 'Shared Limit Redis Password';
+export const REDIS_CA_FIELD = 'Shared Limit Redis CA Certificate';
+
+export interface RedisSettings {
+	url: string;
+	/** Overrides a password in the URL. */
+	password?: string;
+	/** PEM certificate(s) of the CA that signed a rediss:// server's certificate, for a private or self-signed CA. */
+	tlsCa?: string;
+}
+
+/** The credential's Redis, or undefined when its URL is empty (each process then keeps its own limits). */
+export function redisSettingsFromCredentials(credentials: Record<string, unknown>): RedisSettings | undefined {
+	const url = String(credentials.sharedLimitRedisUrl ?? '').trim();
+	if (!url) return undefined;
+	const password = String(credentials.sharedLimitRedisPassword ?? '');
+	const tlsCa = String(credentials.sharedLimitRedisCa ?? '').trim();
+	return { url, ...(password ? { password } : {}), ...(tlsCa ? { tlsCa } : {}) };
+}
+
+/** Redis cannot be used: a bad URL, unreachable, not Redis, refused login, malformed or late reply. */
+export class RedisUnavailable extends Error {
+	constructor(
+		/** The credential field to fix. */
+		readonly field: string,
+		/** What went wrong, without the field; never holds the password. */
+		readonly reason: string,
+	) {
+		super(`"${field}": ${reason}`);
+		this.name = 'RedisUnavailable';
+	}
+}
+
+export interface RedisTarget {
+	host: string;
+	port: number;
+	tls: boolean;
+	username?: string;
+	password?: string;
+	database: number;
+}
+
+/** `redis://` or `rediss://` (TLS), `[user[:password]@]host[:port][/db]`; anything else names the field. */
+export function parseRedisUrl(text: string): RedisTarget {
+	const fix = 'use redis://host:6379/0 or rediss://host:6380/0 (TLS), or clear the field';
+	if (!URL.canParse(text)) throw new RedisUnavailable(REDIS_URL_FIELD, `not a URL; ${fix}`);
+	const url = new URL(text);
+	if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new RedisUnavailable(REDIS_URL_FIELD, `must start with redis:// or rediss://; ${fix}`);
+	const path = url.pathname.replace(/^\/+|\/+$/g, '');
+	const database = path === '' ? 0 : /^\d+$/.test(path) ? Number(path) : Number.NaN;
+	if (!Number.isSafeInteger(database)) throw new RedisUnavailable(REDIS_URL_FIELD, 'the path must be a database number such as /0');
+	const host = url.hostname.replace(/^\[|\]$/g, '');
+	if (!host) throw new RedisUnavailable(REDIS_URL_FIELD, `has no host; ${fix}`);
+	return {
+		host,
+		port: url.port ? Number(url.port) : 6379,
+		tls: url.protocol === 'rediss:',
+		username: url.username ? decodeURIComponent(url.username) : undefined,
+		password: url.password ? decodeURIComponent(url.password) : undefined,
+		database,
+	};
+}
