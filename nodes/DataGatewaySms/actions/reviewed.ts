@@ -9,7 +9,7 @@ import { asNodeError, GatewayFailure, inputError } from '../../shared/errors';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
 import { withIsoTimes } from '../../shared/simplify';
 import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
-import { openSendRecords } from '../../shared/sendRecords';
+import { openSendRecords, recordsUnavailable } from '../../shared/sendRecords';
 import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/smsGuard';
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state';
 
@@ -178,7 +178,9 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			beforeCalls: records
 				? async (plans) => {
 						const fresh = [...plans].filter(([itemIndex, plan]) => !changes?.has(keyOf(itemIndex, plan.params)));
-						const decided = await records.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })));
+						const decided = await records
+							.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })))
+							.catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), records.where, `${kind.label} create`, error)));
 						for (const [itemIndex, decision] of decided) decisions.set(itemIndex, decision);
 					}
 				: undefined,

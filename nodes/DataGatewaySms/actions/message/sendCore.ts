@@ -11,7 +11,7 @@ import {
 import { spendMeter, type callOptions } from '../../../shared/client';
 import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors';
 import { sendResultSchema, signatureSchema, templateSchema } from '../../../shared/schemas/sms';
-import { openSendRecords } from '../../../shared/sendRecords';
+import { openSendRecords, recordsUnavailable } from '../../../shared/sendRecords';
 import { messageFingerprint, type SendDecision, type SmsLimits, type SmsSendRecords } from '../../../shared/smsGuard';
 import { priceOf, roundYuan, type SpendMeter } from '../../../shared/spend';
 import {
@@ -419,9 +419,7 @@ export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map
 	try {
 		decisions = await records.reserve(fresh.map((plan) => ({ itemIndex: plan.itemIndex, phone: plan.phone, message: plan.message })));
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), `Could not read or write this node's send records in n8n's database: ${error instanceof Error ? error.message : String(error)}`, {
-			description: 'Nothing was sent: without the records a retried execution could text people twice. Check the n8n database, then run again.',
-		});
+		throw recordsUnavailable(ctx.getNode(), records.where, 'SMS', error);
 	}
 	for (const [itemIndex, decision] of decisions) run.decisions.set(itemIndex, decision);
 	const refused = new Map<number, unknown>();
