@@ -5,6 +5,8 @@
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
  * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
  * for Send and Check Delivery over a batch (bench/sendAndCheck.ts).
+ * part alone and puts its section into the existing report; BENCH_ONLY=records likewise the SMS
+ * send records at volume (bench/records.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import { queueMode, type QueueModeResult } from './queueMode';
 import { sendAndCheckBench, type SendAndCheckResult } from './sendAndCheck';
+import { recordsBench, recordsOnly, recordsSection, type StoreRun } from './records';
 import { sideBySide, type SideBySideRow } from './sideBySide';
 
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
@@ -308,12 +311,14 @@ async function main() {
 	if (build.status !== 0) process.exit(1);
 	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
 	if (process.env.BENCH_ONLY === 'sendAndCheck') return await sendAndCheckOnly();
+	if (process.env.BENCH_ONLY === 'records') return await recordsOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	const started = Date.now();
 	const emulator = await startEmulatorProcess();
 	const figures: Figure[] = [];
 	let sideRows: SideBySideRow[] = [];
 	let queue: QueueModeResult | undefined;
 	let sendAndCheck: Figure | undefined;
+	let records: StoreRun[] = [];
 	try {
 		figures.push(await throughput(emulator));
 		console.log(figures.at(-1));
@@ -331,6 +336,7 @@ async function main() {
 		queue = await queueMode(emulator);
 		figures.push(queueFigure(queue));
 		console.log(figures.at(-1), queue.cpu);
+		records = await recordsBench(emulator);
 	} finally {
 		await emulator.stop();
 	}
@@ -358,6 +364,7 @@ ${sideBySideTable(sideRows)}
 ${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
 
 ${sendAndCheck ? sendAndCheckSection(sendAndCheck, `${date}, ${machine}`) : ''}
+${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
 
 ![chart](chart.svg)
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { recordsClock, type NodeRecords } from './state';
+import { recordsClock } from './state';
 
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
 
@@ -10,7 +10,7 @@ const CHINA_OFFSET_MS = 8 * 3_600_000;
  * Per-number limits count sends in fixed calendar windows: the minute, the hour, and the day in
  * China time (UTC+8), not sliding ones. The gateway does not document its own rule.
  */
-const LIMIT_WINDOWS: Array<{ limit: keyof SmsLimits; name: string; label: string; sizeMs: number; offsetMs: number }> = [
+export const LIMIT_WINDOWS: Array<{ limit: keyof SmsLimits; name: string; label: string; sizeMs: number; offsetMs: number }> = [
 	{ limit: 'perMinute', name: 'minute', label: 'this calendar minute', sizeMs: 60_000, offsetMs: 0 },
 	{ limit: 'perHour', name: 'hour', label: 'this calendar hour', sizeMs: 3_600_000, offsetMs: 0 },
 	{ limit: 'perDay', name: 'day', label: 'this calendar day (China time)', sizeMs: 86_400_000, offsetMs: CHINA_OFFSET_MS },
@@ -49,96 +49,86 @@ function fingerprint(parts: unknown[]): string {
 	return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }
 
+/** One calendar window a send to a number counts in, at one instant. */
+export interface CountWindow {
+	name: string;
+	label: string;
+	/** How many sends the node allows in it. */
+	allowed: number;
+	/** Which window since the epoch, e.g. the minute number. */
+	number: number;
+	/** When it ends (epoch ms): its count can be forgotten after. */
+	endsAt: number;
+}
+
+export function countWindows(limits: SmsLimits | undefined, phone: string | undefined, now: number): CountWindow[] {
+	if (!limits || phone === undefined) return [];
+	return LIMIT_WINDOWS.map((window) => {
+		const number = Math.floor((now + window.offsetMs) / window.sizeMs);
+		return { name: window.name, label: window.label, allowed: limits[window.limit], number, endsAt: (number + 1) * window.sizeMs - window.offsetMs };
+	});
+}
+
+export function limitProblem(phone: string | undefined, window: CountWindow): string {
+	return `would be message ${window.allowed + 1} to ${phone} in ${window.label}; this node allows ${window.allowed}`;
+}
+
+/** What a store decided for one send, and what the send holds until it is released (names only the store reads). */
+export interface StoreDecision {
+	decision: SendDecision;
+	/** Held by a send: given back to the store's release when no item holds it any more. */
+	holds: string[];
+}
+
 /**
- * SMS sends (and signature and template changes, with the repeat window only) recorded across executions in the node's records (n8n's processed-data store):
- * - the repeat window: `sms-repeat|<message>|<bucket length>|<bucket>` for the bucket of the send,
- *   with buckets of a tenth of the window; a send is a repeat when one of the last 10 buckets holds
- *   the message and this execution did not record it itself (`sms-execution|<execution>|<message>`),
- *   so loops within one execution send again;
- * - the per-number limits: `sms-slot|<phone>|<window>|<window number>|<k>`, k = 1..limit; a send
- *   takes the first free slot of each window and is refused when a window has none.
- * Values are recorded before the send; an item's values are removed only when its send certainly
- * failed or never started, so an unknown outcome keeps counting.
+ * Where the records live: Redis (atomic across processes) or n8n's database (serialised in this
+ * process). A store decides every send of a run in item order, exactly as one process would.
+ */
+export interface SendRecordStore {
+	/** The records outlive a restart of n8n. */
+	readonly acrossRestarts: boolean;
+	/** Two processes deciding at once get the answer one process would. */
+	readonly acrossProcesses: boolean;
+	/** Where the records are, for error messages: "Redis at host:port", "n8n's database". */
+	readonly where: string;
+	reserve(sends: GuardedSend[], now: number): Promise<Map<number, StoreDecision>>;
+	/** Gives back holds no item needs any more: their sends certainly failed or never started. */
+	release(holds: string[]): Promise<void>;
+}
+
+/**
+ * An SMS node run's records across executions (and signature and template creates, with the
+ * repeat window only). The store decides; this class remembers which item holds what, so that a
+ * record shared by two items (the same message twice in one run) stays until both let go. A
+ * record is taken before the send and given back only when the send certainly failed or never
+ * started, so an unknown outcome keeps counting.
  */
 export class SmsSendRecords {
-	/** Which items hold each recorded value: a value shared by two items stays until both let go. */
 	private readonly holders = new Map<string, Set<number>>();
 	private readonly held = new Map<number, string[]>();
 
-	constructor(
-		private readonly records: NodeRecords,
-		private readonly executionId: string,
-		/** Undefined for changes: only the repeat window applies. */
-		private readonly limits: SmsLimits | undefined,
-		private readonly repeatWindowMinutes: number,
-	) {}
+	constructor(private readonly store: SendRecordStore) {}
 
 	get acrossRestarts(): boolean {
-		return this.records.acrossRestarts;
+		return this.store.acrossRestarts;
 	}
 
-	private repeatValues(message: string, now: number): string[] {
-		if (this.repeatWindowMinutes <= 0) return [];
-		const bucketMs = Math.max(1, Math.round((this.repeatWindowMinutes * 60_000) / REPEAT_BUCKETS));
-		const current = Math.floor(now / bucketMs);
-		return Array.from({ length: REPEAT_BUCKETS }, (_, back) => `sms-repeat|${message}|${bucketMs}|${current - back}`);
+	get acrossProcesses(): boolean {
+		return this.store.acrossProcesses;
 	}
 
-	private slotValues(phone: string | undefined, now: number): Array<{ window: (typeof LIMIT_WINDOWS)[number]; slots: string[] }> {
-		const limits = this.limits;
-		if (!limits || phone === undefined) return [];
-		return LIMIT_WINDOWS.map((window) => {
-			const number = Math.floor((now + window.offsetMs) / window.sizeMs);
-			const slots = Array.from({ length: limits[window.limit] }, (_, k) => `sms-slot|${phone}|${window.name}|${number}|${k + 1}`);
-			return { window, slots };
-		});
+	get where(): string {
+		return this.store.where;
 	}
 
-	/**
-	 * Decides every send of a run in item order with one read-and-record of the store, then gives
-	 * back what it recorded but did not need.
-	 */
+	/** Decides every send of a run in item order. */
 	async reserve(sends: GuardedSend[], now = recordsClock.now()): Promise<Map<number, SendDecision>> {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
-		const asked = new Set<string>();
-		const plans = sends.map((send) => {
-			const repeat = this.repeatValues(send.message, now);
-			const marker = repeat.length > 0 ? `sms-execution|${this.executionId}|${send.message}` : undefined;
-			const windows = this.slotValues(send.phone, now);
-			for (const value of [...repeat, ...(marker ? [marker] : []), ...windows.flatMap((window) => window.slots)]) asked.add(value);
-			return { send, repeat, marker, windows };
-		});
-		const { before } = await this.records.checkAndRecord([...asked]);
-		const newlyRecorded = [...asked].filter((value) => !before.has(value));
-		const taken = new Set<string>();
-
-		for (const { send, repeat, marker, windows } of plans) {
-			const seenBefore = repeat.some((value) => before.has(value));
-			if (seenBefore && marker && !before.has(marker)) {
-				decisions.set(send.itemIndex, { kind: 'repeat' });
-				continue;
-			}
-			const chosen: string[] = [];
-			let problem: string | undefined;
-			for (const { window, slots } of windows) {
-				const free = slots.find((slot) => !before.has(slot) && !taken.has(slot));
-				if (!free) {
-					const allowed = (this.limits as SmsLimits)[window.limit];
-					problem = `would be message ${allowed + 1} to ${send.phone} in ${window.label}; this node allows ${allowed}`;
-					break;
-				}
-				chosen.push(free);
-			}
-			if (problem) {
-				decisions.set(send.itemIndex, { kind: 'limit', problem });
-				continue;
-			}
-			for (const slot of chosen) taken.add(slot);
-			this.hold(send.itemIndex, [...chosen, ...(repeat.length > 0 ? [repeat[0], marker as string] : [])].filter((value) => !before.has(value)));
-			decisions.set(send.itemIndex, { kind: 'send' });
+		for (const [itemIndex, { decision, holds }] of await this.store.reserve(sends, now)) {
+			decisions.set(itemIndex, decision);
+			if (decision.kind === 'send') this.hold(itemIndex, holds);
 		}
-		await this.records.remove(newlyRecorded.filter((value) => !this.holders.has(value)));
 		return decisions;
 	}
 
@@ -151,7 +141,10 @@ export class SmsSendRecords {
 		}
 	}
 
-	/** Lets go of the items' records: their sends certainly failed or never started. */
+	/**
+	 * Lets go of the items' records: their sends certainly failed or never started. A store that
+	 * cannot be reached keeps them, which only counts a send too many: the safe side.
+	 */
 	async release(itemIndexes: number[]): Promise<void> {
 		const unused: string[] = [];
 		for (const itemIndex of itemIndexes) {
@@ -165,7 +158,7 @@ export class SmsSendRecords {
 			}
 			this.held.delete(itemIndex);
 		}
-		await this.records.remove(unused);
+		if (unused.length > 0) await this.store.release(unused).catch(() => undefined);
 	}
 
 	/** Items that hold records. */

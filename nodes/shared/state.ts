@@ -15,11 +15,16 @@ import { startSweep } from './sweep';
  * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
  * |                       | nodes: a loop asking the same paid question does not pay    | id; a timer forgets idle ones  |
  * |                       | twice), money spent per credential                          | (MEMORY_BOUNDS: time and size) |
- * | across executions     | SMS sent (repeat window), per-number counts, creates of     | n8n's processed-data store     |
- * |                       | signatures and templates (smsGuard.ts has the rules)        | (NodeRecords), scope node      |
+ * | across executions     | SMS sent (repeat window), per-number counts, creates of     | Redis, when the credential     |
+ * |                       | signatures and templates (smsGuard.ts has the rules;        | names one (recordsRedis.ts);   |
+ * |                       | sendRecords.ts picks the store)                             | else n8n's processed-data      |
+ * |                       |                                                             | store, scope node (NodeRecords,|
+ * |                       |                                                             | recordsDatabase.ts)            |
  * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
  * |                       | (DataGatewaySmsTrigger/recentEvents.ts)                     | per-process memory             |
  * | one n8n process       | connection pool, limiter (transport.ts, limiter.ts)         | module memory; per worker      |
+ * | one n8n process       | per number and window, the highest slot seen taken: where   | module memory; a hint that     |
+ * |                       | the database store asks next (recordsDatabase.ts)           | n8n's store answer overrides   |
  * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts), one     |
  * |                       | names a Shared Limit Redis URL                              | connection per process and URL |
  * |                       |                                                             | (redis.ts)                     |
@@ -258,8 +263,10 @@ export function rememberOutcome<T, Entry extends { outcome: Promise<T> }>(memory
  * Values a node records across executions, in n8n's processed-data store (the one behind Remove
  * Duplicates' "seen in previous executions"): n8n's database, so it survives restarts and is
  * shared by queue-mode workers. The store keeps plain values (hashed) per node, without times, so
- * time windows are written into the values. Where n8n gives no such store (an n8n without the
- * helpers), the records live in this process's memory and `acrossRestarts` is false.
+ * time windows are written into the values. It keeps one row per node that every call reads,
+ * changes and writes back whole, with no lock: calls are serialised within this process, and
+ * two processes at once can both see a value as new. Where n8n gives no such store (an n8n
+ * without the helpers), the records live in this process's memory and `acrossRestarts` is false.
  */
 export interface NodeRecords {
 	acrossRestarts: boolean;
@@ -269,11 +276,11 @@ export interface NodeRecords {
 }
 
 /**
- * The store keeps at most this many values per node, dropping the oldest: a send takes 5 of them
- * (message, execution marker, minute, hour and day slots), so the node remembers its last
- * 20,000 sends.
+ * n8n's store keeps at most this many values per node, dropping the oldest. A send keeps about 14
+ * (10 repeat buckets, the execution's marker, a minute, hour and day slot), so the node remembers
+ * its last 20,000 or so sends; a node that sends more within a day should keep its records in Redis.
  */
-export const MAX_RECORDS_PER_NODE = 100_000;
+export const MAX_RECORDS_PER_NODE = 300_000;
 
 const memoryRecords = new Map<string, Set<string>>();
 /** n8n's store reads a node's record, changes it and writes it back: one change at a time per node and process. */

@@ -5,9 +5,15 @@
  * 1. a lookup batch runs on a worker and answers correctly;
  * 2. two 200-number batches at once, one per worker, share the gateway's 20 requests per second;
  * 3. one callback posted to the webhook process and then to main starts one workflow;
- * 4. an execution that sent one SMS and failed on another, retried on the other worker, does
- *    not text the first number again (the SMS node's Repeat Window, in n8n's database);
- * 5. in regular mode (one process, SQLite) the same callback after a restart starts nothing.
+ * 4. 10 rounds of the same 5-message batch posted twice at once, one execution per worker: each
+ *    number is texted once per round (the send records in Redis), and a different message to the
+ *    same numbers right after is sent, not refused (the node allows 2 a minute per number, so a
+ *    count left behind by the race would refuse it);
+ * 5. an execution that sent one SMS and failed on another, retried on the other worker, does
+ *    not text the first number again (the SMS node's Repeat Window, in Redis);
+ * 6. in regular mode (one process, SQLite) the same callback after a restart starts nothing, and
+ *    two executions of the same SMS node with the same message at once send it once (the send
+ *    records in n8n's database, serialised in the process).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +24,7 @@ import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { startedOn, startQueueHarness, until, type QueueHarness } from './queueCluster';
-import { distinctPhones, gatewayCredential, GATEWAY_CAP_PER_SECOND, lookupWorkflow, smsWorkflow, triggerPath, triggerWorkflow } from './queueWorkflows';
+import { distinctPhones, gatewayCredential, GATEWAY_CAP_PER_SECOND, lookupWorkflow, smsRoundsWorkflow, smsWorkflow, triggerPath, triggerWorkflow } from './queueWorkflows';
 
 const log = (text: string) => console.log(`[queue ${new Date().toISOString().slice(11, 19)}] ${text}`);
 
@@ -26,6 +32,9 @@ const LOOKUPS_A = { id: 'dgwQueueLookupsA', path: 'dgw-lookups-a' };
 const LOOKUPS_B = { id: 'dgwQueueLookupsB', path: 'dgw-lookups-b' };
 const TRIGGER_ID = 'dgwQueueTrigger';
 const SMS = { id: 'dgwQueueSms', path: 'dgw-sms' };
+const SMS_ROUNDS = { id: 'dgwQueueSmsRounds', path: 'dgw-sms-rounds' };
+const ROUNDS = 10;
+const ROUND_SIZE = 5;
 const ITEMS_PER_EXECUTION = 200;
 const MAX_REJECTED_SHARE = 0.1;
 const MAX_TIME_FACTOR = 1.15;
@@ -152,6 +161,60 @@ function acceptedSends(emulator: Emulator): number {
 	return emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0).length;
 }
 
+/** Accepted texts per number and message (the template variables) since the ledger was reset. */
+function textsPerNumber(emulator: Emulator): Map<string, string[]> {
+	const texts = new Map<string, string[]>();
+	for (const call of emulator.ledger().calls) {
+		if (call.path !== '/sms/send' || call.kind !== 'call' || call.code !== 0 || !call.phone) continue;
+		texts.set(call.phone, [...(texts.get(call.phone) ?? []), call.params ?? '']);
+	}
+	return texts;
+}
+
+async function sameBatchOnBothWorkersSendsOnce(harness: QueueHarness, emulator: Emulator) {
+	const { webhook, workers } = harness.cluster;
+	// The gateway's own per-number limits are not under test; the node's are.
+	emulator.configure({ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } });
+	emulator.resetLedger();
+	const finished = async (count: number) =>
+		await until(async () => {
+			const list = await harness.executions(SMS_ROUNDS.id);
+			return list.length >= count && list.every((execution) => execution.status !== 'running' && execution.status !== 'new') && list;
+		}, `${count} SMS round executions to finish`);
+	const racers: number[] = [];
+	for (let round = 1; round <= ROUNDS; round++) {
+		// Fresh numbers each round, so the node's 2 a minute is what a leaked count would hit.
+		const phones = Array.from({ length: ROUND_SIZE }, (_, index) => `137${String(round).padStart(2, '0')}${String(index).padStart(6, '0')}`);
+		const before = workers.map((worker) => worker.log().length);
+		const batch = { phones: phones.map((phone) => ({ phone, code: `1${String(round).padStart(3, '0')}` })) };
+		const answers = await Promise.all([postJson(`${webhook.url}/webhook/${SMS_ROUNDS.path}`, batch), postJson(`${webhook.url}/webhook/${SMS_ROUNDS.path}`, batch)]);
+		assert.ok(answers.every((answer) => answer.status === 200), `both posts started the workflow: ${JSON.stringify(answers)}`);
+		const raced = await finished(3 * round - 1);
+		const starts = newStartsPerWorker(harness, before);
+		racers.push(starts.filter((ids) => ids.length > 0).length);
+		assert.ok(raced.every((execution) => execution.status === 'success'), `round ${round}: the executions succeeded: ${JSON.stringify(raced.slice(0, 4))}`);
+
+		const next = await postJson(`${webhook.url}/webhook/${SMS_ROUNDS.path}`, { phones: phones.map((phone) => ({ phone, code: `2${String(round).padStart(3, '0')}` })) });
+		assert.equal(next.status, 200, `the follow-up started: ${JSON.stringify(next.body)}`);
+		const all = await finished(3 * round);
+		assert.ok(all.every((execution) => execution.status === 'success'), `round ${round}: the follow-up succeeded: ${JSON.stringify(all.slice(0, 4))}`);
+
+		const texts = textsPerNumber(emulator);
+		for (const phone of phones) {
+			const got = texts.get(phone) ?? [];
+			assert.equal(got.filter((params) => params.includes(`"1${String(round).padStart(3, '0')}"`)).length, 1, `round ${round}: ${phone} got the batch's message once: ${JSON.stringify(got)}`);
+			assert.equal(got.filter((params) => params.includes(`"2${String(round).padStart(3, '0')}"`)).length, 1, `round ${round}: ${phone} got the follow-up once, not refused: ${JSON.stringify(got)}`);
+		}
+	}
+	const acceptedTotal = acceptedSends(emulator);
+	assert.equal(acceptedTotal, ROUNDS * ROUND_SIZE * 2, `${ROUNDS} rounds × ${ROUND_SIZE} numbers × 2 messages, each texted once`);
+	const onBoth = racers.filter((workersUsed) => workersUsed === 2).length;
+	assert.ok(onBoth >= ROUNDS / 2, `the two executions of a round ran on both workers in ${onBoth} of ${ROUNDS} rounds: ${JSON.stringify(racers)}`);
+	log(
+		`4. ${ROUNDS} rounds of one ${ROUND_SIZE}-message batch posted twice at once (on both workers in ${onBoth} rounds): each number texted once per round, and the different message after it sent (${acceptedTotal} texts in all)`,
+	);
+}
+
 async function retryOnTheOtherWorkerSendsOnce(harness: QueueHarness, emulator: Emulator) {
 	const { webhook, main, workers } = harness.cluster;
 	const [first, second] = ['13911110001', '13911110002'];
@@ -191,26 +254,47 @@ async function retryOnTheOtherWorkerSendsOnce(harness: QueueHarness, emulator: E
 	assert.equal(retried.status, 'success', `the retry succeeded: ${JSON.stringify(retried)}`);
 	assert.deepEqual(startedOn(other.log().slice(otherBefore)), [retried.id], `the retry ${retried.id} ran on the other worker`);
 	assert.equal(acceptedSends(emulator), 2, 'the retry texted only the second number; the first was not texted again');
-	log(`4. SMS execution ${failed.id} failed on worker ${ranOn + 1}; its retry ${retried.id} on worker ${2 - ranOn} texted only the number not yet texted`);
+	log(`5. SMS execution ${failed.id} failed on worker ${ranOn + 1}; its retry ${retried.id} on worker ${2 - ranOn} texted only the number not yet texted`);
 }
 
-async function regularModeRestart() {
+const REGULAR_SMS = { id: 'dgwRegularSms', path: 'dgw-regular-sms' };
+
+async function regularMode(emulator: Emulator) {
 	const runtime = await ensureRuntime('2', log);
 	const userFolder = mkdtempSync(join(tmpdir(), 'dgw-regular-'));
 	const env = { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' };
 	try {
 		installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
-		const file = join(userFolder, 'import', 'trigger.json');
-		mkdirSync(join(userFolder, 'import'), { recursive: true });
-		writeFileSync(file, JSON.stringify(triggerWorkflow(TRIGGER_ID)));
-		const imported = await runN8nCommand(runtime, ['import:workflow', `--input=${file}`], { userFolder, env });
-		assert.equal(imported.code, 0, `import failed:\n${imported.stdout}\n${imported.stderr}`);
+		mkdirSync(join(userFolder, 'import', 'workflows'), { recursive: true });
+		const credentials = join(userFolder, 'import', 'credentials.json');
+		// No Redis URL: the send records are in n8n's database (SQLite here).
+		writeFileSync(credentials, JSON.stringify([gatewayCredential({ gatewayUrl: emulator.url, appCode: emulator.demo.memberAppCode, maxPerSecond: GATEWAY_CAP_PER_SECOND })]));
+		writeFileSync(join(userFolder, 'import', 'workflows', 'trigger.json'), JSON.stringify(triggerWorkflow(TRIGGER_ID)));
+		writeFileSync(
+			join(userFolder, 'import', 'workflows', 'sms.json'),
+			JSON.stringify(smsRoundsWorkflow(REGULAR_SMS.id, REGULAR_SMS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateId), { answerWhenDone: true })),
+		);
+		for (const args of [['import:credentials', `--input=${credentials}`], ['import:workflow', '--separate', `--input=${join(userFolder, 'import', 'workflows')}`]]) {
+			const imported = await runN8nCommand(runtime, args, { userFolder, env });
+			assert.equal(imported.code, 0, `${args[0]} failed:\n${imported.stdout}\n${imported.stderr}`);
+		}
 		await activateWorkflow(runtime, TRIGGER_ID, { userFolder, env });
+		await activateWorkflow(runtime, REGULAR_SMS.id, { userFolder, env });
 		const postTo = async (url: string, id: string) => (await postJson(`${url}/${triggerPath}`, report(id))).body;
 
-		let n8n = await startN8n(runtime, { userFolder, env, webhookPaths: [triggerPath] });
+		let n8n = await startN8n(runtime, { userFolder, env, webhookPaths: [triggerPath, `webhook/${REGULAR_SMS.path}`] });
 		try {
 			assert.deepEqual(await postTo(n8n.url, 'REGULAR-T1'), { received: true, started: true }, 'the first callback starts the workflow');
+			emulator.configure({ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } });
+			emulator.resetLedger();
+			const batch = { phones: [{ phone: '13722000001', code: '5511' }] };
+			const url = `${n8n.url}/webhook/${REGULAR_SMS.path}`;
+			// The webhook answers with the node's output once each execution has finished.
+			const answers = await Promise.all([postJson(url, batch), postJson(url, batch)]);
+			assert.ok(answers.every((answer) => answer.status === 200), `both executions answered: ${JSON.stringify(answers)}`);
+			const outputs = answers.map((answer) => (answer.body as Item[])[0]);
+			assert.deepEqual(outputs.map((output) => output.skippedAsRepeat).sort(), [false, true], `one sent, one skipped as a repeat: ${JSON.stringify(outputs)}`);
+			assert.equal(acceptedSends(emulator), 1, 'two executions of the same node with the same message at once sent it once');
 		} finally {
 			await n8n.stop();
 		}
@@ -221,7 +305,7 @@ async function regularModeRestart() {
 		} finally {
 			await n8n.stop();
 		}
-		log('5. regular mode: the same callback after a restart of n8n started nothing');
+		log('6. regular mode: two executions of one SMS node with the same message at once sent it once; the same callback after a restart of n8n started nothing');
 	} finally {
 		rmSync(userFolder, { recursive: true, force: true });
 	}
@@ -249,8 +333,9 @@ async function main() {
 					lookupWorkflow(LOOKUPS_B.id, LOOKUPS_B.path),
 					triggerWorkflow(TRIGGER_ID),
 					smsWorkflow(SMS.id, SMS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateWithoutVariablesId)),
+					smsRoundsWorkflow(SMS_ROUNDS.id, SMS_ROUNDS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateId)),
 				],
-				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id],
+				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id, SMS_ROUNDS.id],
 			},
 			log,
 		);
@@ -258,14 +343,18 @@ async function main() {
 		await lookupBatchOnWorker(harness, emulator);
 		await twoWorkersShareTheRate(harness, emulator);
 		await oneCallbackOneStart(harness);
+		await sameBatchOnBothWorkersSendsOnce(harness, emulator);
 		// Last: it stops a worker.
 		await retryOnTheOtherWorkerSendsOnce(harness, emulator);
 		passed = true;
 	} finally {
 		await harness?.stop({ keepLogs: !passed });
+	}
+	try {
+		await regularMode(emulator);
+	} finally {
 		await emulator.close();
 	}
-	await regularModeRestart();
 	log(`queue mode: passed in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 

@@ -161,3 +161,30 @@ export function smsWorkflow(id: string, path: string, signId: number, templateId
 		},
 	};
 }
+
+/**
+ * POST {phones: [{phone, code}]} to `webhook/<path>`: the SMS node texts each number the template
+ * with its code (the answer is the node's output when `answerWhenDone`, else at once), at most 2 a minute per number, and skips a message another execution sent
+ * within 10 minutes.
+ */
+export function smsRoundsWorkflow(id: string, path: string, signId: number, templateId: number, { answerWhenDone = false } = {}) {
+	const workflow = smsWorkflow(id, path, signId, templateId);
+	const [webhook, split, send] = workflow.nodes;
+	return {
+		...workflow,
+		name: `Queue: SMS send rounds (${path})`,
+		nodes: [
+			// Answering when done gives the caller the node's output items.
+			answerWhenDone ? webhookNode(path) : webhook,
+			split,
+			{
+				...send,
+				parameters: {
+					...send.parameters,
+					variables: { variable: [{ name: 'code', value: '={{ $json.code }}' }] },
+					sendOptions: { repeatWindowMinutes: 10, perMinute: 2 },
+				},
+			},
+		],
+	};
+}

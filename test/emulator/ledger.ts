@@ -17,6 +17,9 @@ export interface LedgerEntry {
 	kind: 'call' | 'rejected429' | 'faulted' | 'delivery';
 	billed: boolean;
 	costYuan: number;
+	/** For SMS sends: the number and the template variables asked for, to count texts per person. */
+	phone?: string;
+	params?: string;
 }
 
 const MAX_ENTRIES_KEPT = 20_000;

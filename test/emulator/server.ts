@@ -411,7 +411,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		}
 
 		const billed = result.answer.code === CODES.ok && result.costYuan > 0;
-		ledger.record({ path: url.pathname, account: label, code: result.answer.code, kind: 'call', billed, costYuan: billed ? result.costYuan : 0 });
+		const text = url.pathname === '/sms/send' ? { phone: url.searchParams.get('phone') ?? '', params: url.searchParams.get('params') ?? '' } : {};
+		ledger.record({ path: url.pathname, account: label, code: result.answer.code, kind: 'call', billed, costYuan: billed ? result.costYuan : 0, ...text });
 		json(response, 200, result.answer);
 	}
 

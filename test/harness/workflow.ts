@@ -33,6 +33,8 @@ import {
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 
+import { forgetSeenSlots } from '../../nodes/shared/recordsDatabase';
+
 /** A tiny source node that emits the test's input items, so pairedItem links to a real parent. */
 class InputItemsNode implements INodeType {
 	description = {
@@ -139,7 +141,12 @@ class MemoryDeduplicator implements IDataDeduplicator {
 export const processedData = new MemoryDeduplicator();
 void DataDeduplicationService.init(processedData);
 // Each test starts with an empty store, as a fresh n8n database would.
-if (typeof beforeEach === 'function') beforeEach(() => processedData.records.clear());
+// The slot counts a process saw are a hint kept beside the store; a fresh store forgets them too.
+if (typeof beforeEach === 'function')
+	beforeEach(() => {
+		processedData.records.clear();
+		forgetSeenSlots();
+	});
 
 const INPUT_NODE_TYPE = 'harness.inputItems';
 const LOOP_NODE_TYPE = 'harness.loop';

@@ -197,9 +197,13 @@ describe('across executions (n8n\'s processed-data store)', () => {
 	it('keeps its records in n8n\'s store, a few values per send', async () => {
 		freezeClock();
 		await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }]);
+		const calls = processedData.calls;
+		await runSms(sendParameters(), [{ phone: '13900009006' }, { phone: '13900009007' }]);
 		const stored = [...processedData.records.values()].flat();
-		// Per send: the message, the execution marker, and one minute, hour and day slot.
-		expect(stored).toHaveLength(2 * 5);
+		// Per send: the message in the 10 buckets of the repeat window, the execution marker, and
+		// one minute, hour and day slot; n8n is asked once per run and nothing is removed again.
+		expect(stored).toHaveLength(4 * 14);
+		expect(processedData.calls - calls).toBe(1);
 	});
 });
 

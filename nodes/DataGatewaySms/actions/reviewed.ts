@@ -9,8 +9,9 @@ import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
 import { withIsoTimes } from '../../shared/simplify';
 import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
-import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, SmsSendRecords, type SendDecision } from '../../shared/smsGuard';
-import { callCertainlyFailed, executionMemory, nodeRecords, rememberOutcome, runKey } from '../../shared/state';
+import { openSendRecords, recordsUnavailable } from '../../shared/sendRecords';
+import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/smsGuard';
+import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state';
 
 /**
  * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
@@ -152,7 +153,7 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		// executions (a retried one) the same create from this node is skipped for a day: a second
 		// create makes a duplicate, while a repeated update or delete gets the gateway's own answer.
 		const changes = operation === 'get' ? undefined : executionMemory(this).changes;
-		const records = changes && operation === 'create' ? new SmsSendRecords(nodeRecords(this), this.getExecutionId?.() ?? '', undefined, CHANGE_REPEAT_WINDOW_MINUTES) : undefined;
+		const records = changes && operation === 'create' ? openSendRecords(this, client, undefined, CHANGE_REPEAT_WINDOW_MINUTES) : undefined;
 		const decisions = new Map<number, SendDecision>();
 		const attempted = new Set<number>();
 		const keyOf = (itemIndex: number, params: Plan['params']) => runKey(this, itemIndex, client.questionKey(gatewayOperation, params));
@@ -177,7 +178,9 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			beforeCalls: records
 				? async (plans) => {
 						const fresh = [...plans].filter(([itemIndex, plan]) => !changes?.has(keyOf(itemIndex, plan.params)));
-						const decided = await records.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })));
+						const decided = await records
+							.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })))
+							.catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), records.where, `${kind.label} create`, error)));
 						for (const [itemIndex, decision] of decided) decisions.set(itemIndex, decision);
 					}
 				: undefined,

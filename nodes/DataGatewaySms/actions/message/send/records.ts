@@ -1,6 +1,5 @@
-import { NodeOperationError } from 'n8n-workflow';
-
 import { inputError } from '../../../../shared/errors';
+import { recordsUnavailable } from '../../../../shared/sendRecords';
 import type { SendDecision } from '../../../../shared/smsGuard';
 import { priceOf, roundYuan } from '../../../../shared/spend';
 import type { SendPlan, SendRun } from './run';
@@ -33,9 +32,7 @@ export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map
 	try {
 		decisions = await records.reserve(fresh.map((plan) => ({ itemIndex: plan.itemIndex, phone: plan.phone, message: plan.message })));
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), `Could not read or write this node's send records in n8n's database: ${error instanceof Error ? error.message : String(error)}`, {
-			description: 'Nothing was sent: without the records a retried execution could text people twice. Check the n8n database, then run again.',
-		});
+		throw recordsUnavailable(ctx.getNode(), records.where, 'SMS', error);
 	}
 	for (const [itemIndex, decision] of decisions) run.decisions.set(itemIndex, decision);
 	const refused = new Map<number, unknown>();

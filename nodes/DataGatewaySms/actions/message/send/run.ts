@@ -3,10 +3,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { MessageSize } from '../../../../shared/checks/sms';
 import { spendMeter, type callOptions } from '../../../../shared/client';
 import { inputError } from '../../../../shared/errors';
-import { SmsSendRecords, type SendDecision, type SmsLimits } from '../../../../shared/smsGuard';
+import { openSendRecords } from '../../../../shared/sendRecords';
+import type { SendDecision, SmsLimits, SmsSendRecords } from '../../../../shared/smsGuard';
 import { DEFAULT_SMS_LIMITS } from '../../../../shared/spec';
 import type { SpendMeter } from '../../../../shared/spend';
-import { executionMemory, nodeRecords, type ExecutionMemory } from '../../../../shared/state';
+import { executionMemory, type ExecutionMemory } from '../../../../shared/state';
 import type { GatewayClient } from '../../../../shared/transport';
 
 /**
@@ -92,7 +93,7 @@ export function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, opti
 		client,
 		options,
 		memory: executionMemory(ctx),
-		records: new SmsSendRecords(nodeRecords(ctx), ctx.getExecutionId?.() ?? '', smsLimits(ctx), window),
+		records: openSendRecords(ctx, client, smsLimits(ctx), window),
 		repeatWindowMinutes: window,
 		meter: spendMeter(ctx, client),
 		decisions: new Map(),
