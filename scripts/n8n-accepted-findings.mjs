@@ -12,7 +12,7 @@ export const ACCEPTED_FINDINGS = [
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
-		files: ['nodes/shared/transport.ts'],
+		files: ['nodes/shared/transportPool.ts'],
 		reason: 'the one import of undici, the HTTP client the design card names',
 	},
 	{
@@ -23,7 +23,7 @@ export const ACCEPTED_FINDINGS = [
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
-		files: ['nodes/shared/transport.ts'],
+		files: ['nodes/shared/transportPool.ts'],
 		reason: "reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY of the n8n process, as undici's EnvHttpProxyAgent does, to choose a plain pool when none is set",
 	},
 	{

@@ -10,7 +10,8 @@ import { GatewayFailure } from './errors';
 import { redactSecret } from './redact';
 import { redisFor } from './redis';
 import { SpendMeter } from './spend';
-import { GatewayClient, settingsFromCredentials } from './transport';
+import { GatewayClient } from './transport';
+import { settingsFromCredentials } from './transportSettings';
 
 export const CREDENTIAL_NAME = 'dataGatewayApi';
 export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';

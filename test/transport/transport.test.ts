@@ -7,7 +7,9 @@ import { testGatewayCredential } from '../../nodes/shared/client';
 import { asNodeError, GatewayFailure, toNodeApiError } from '../../nodes/shared/errors';
 import { limiterFor } from '../../nodes/shared/limiter';
 import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
-import { GatewayClient, resetConnectionPool, type AppCodePlacement, type GatewaySettings } from '../../nodes/shared/transport';
+import { GatewayClient } from '../../nodes/shared/transport';
+import { resetConnectionPool } from '../../nodes/shared/transportPool';
+import type { AppCodePlacement, GatewaySettings } from '../../nodes/shared/transportSettings';
 import { startEmulator, type Emulator } from '../emulator/server';
 
 const node: INode = {

@@ -7,7 +7,8 @@ import { GatewayLimiter, LimiterWaitTooLong } from '../../nodes/shared/limiter';
 import { REDACTED, redactSecret } from '../../nodes/shared/redact';
 import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
 import { describeSchemaProblem, looseInteger, looseNumber, looseString, oneOrMany, record } from '../../nodes/shared/schemas/envelope';
-import { buildQueryString, connectionProblem, settingsFromCredentials } from '../../nodes/shared/transport';
+import { buildQueryString, connectionProblem } from '../../nodes/shared/transportAttempt';
+import { settingsFromCredentials } from '../../nodes/shared/transportSettings';
 
 describe('query string encoding', () => {
 	it('percent-encodes Chinese text as UTF-8 and sends objects as JSON text', () => {

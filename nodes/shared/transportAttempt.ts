@@ -1,0 +1,156 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { OPERATIONS, type OperationName } from './spec';
+import { readHttpAnswer, type AttemptResult } from './transportAnswer';
+import { seconds, type MakeFailure } from './transportFailure';
+import { dispatcher } from './transportPool';
+import type { GatewaySettings } from './transportSettings';
+
+/** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
+export type QueryValue = string | number | boolean | IDataObject | null | undefined;
+
+export function buildQueryString(params: Record<string, QueryValue>): string {
+	const parts: string[] = [];
+	for (const [name, value] of Object.entries(params)) {
+		if (value === undefined || value === null || value === '') continue;
+		const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+		parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(text)}`);
+	}
+	return parts.join('&');
+}
+
+/** Connection errors that prove the request never reached the gateway. */
+const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** What a connection error means, in words first; its code follows in parentheses for searching. */
+const CONNECTION_PROBLEMS: Record<string, string> = {
+	ECONNRESET: 'the connection was closed by the gateway before it answered',
+	UND_ERR_SOCKET: 'the connection was closed by the gateway before it answered',
+	EPIPE: 'the connection was closed by the gateway before it answered',
+	ECONNREFUSED: 'the gateway refused the connection: nothing answers at the host and port of the Base URL',
+	ENOTFOUND: 'the host name of the Base URL could not be found (DNS)',
+	EAI_AGAIN: 'the host name of the Base URL could not be looked up just now (DNS)',
+	UND_ERR_CONNECT_TIMEOUT: 'the connection to the gateway could not be opened in time',
+	ETIMEDOUT: 'the connection to the gateway could not be opened in time',
+	EHOSTUNREACH: 'the gateway cannot be reached from this network',
+	ENETUNREACH: 'the gateway cannot be reached from this network',
+};
+
+export function connectionProblem(code: string | undefined, error: unknown): string {
+	const known = code === undefined ? undefined : CONNECTION_PROBLEMS[code];
+	if (known) return `${known} (${code})`;
+	const detail = code ?? (error instanceof Error && error.message ? error.message : 'unknown error');
+	return `the connection to the gateway failed (${detail})`;
+}
+
+function errorCode(error: unknown): string | undefined {
+	const withCode = error as { code?: string; cause?: { code?: string } } | undefined;
+	return withCode?.code ?? withCode?.cause?.code;
+}
+
+/** One HTTP request to the gateway and what became of it; the client decides whether to try again. */
+export class GatewayAttempts {
+	/** The gateway's origin and the path before each operation's, parsed once per client. */
+	private base?: { origin: string; path: string };
+
+	constructor(
+		private readonly settings: GatewaySettings,
+		private readonly fail: MakeFailure,
+	) {}
+
+	private target(operation: OperationName, params: Record<string, QueryValue>): { origin: string; path: string } {
+		if (!this.base) {
+			const url = new URL(this.settings.baseUrl);
+			this.base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+		}
+		const query = buildQueryString(
+			this.settings.appCodePlacement === 'query' ? { ...params, appCode: this.settings.appCode } : params,
+		);
+		return { origin: this.base.origin, path: `${this.base.path}${OPERATIONS[operation].path}${query ? `?${query}` : ''}` };
+	}
+
+	async run(
+		operation: OperationName,
+		params: Record<string, QueryValue>,
+		signal: AbortSignal | undefined,
+		timeoutMs: number,
+	): Promise<AttemptResult> {
+		const { idempotent } = OPERATIONS[operation];
+		const headers: Record<string, string> = { accept: 'application/json' };
+		if (this.settings.appCodePlacement === 'header') headers.authorization = `AppCode ${this.settings.appCode}`;
+
+		let statusCode: number;
+		let responseHeaders: Record<string, string | string[] | undefined>;
+		let text: string;
+		try {
+			// undici's own timeouts, rather than a timer signal per request: this runs for every item.
+			const response = await dispatcher().request({
+				...this.target(operation, params),
+				method: 'GET',
+				headers,
+				signal,
+				headersTimeout: timeoutMs,
+				bodyTimeout: timeoutMs,
+			});
+			statusCode = response.statusCode;
+			responseHeaders = response.headers;
+			try {
+				text = await response.body.text();
+			} catch (error) {
+				if (errorCode(error) === 'UND_ERR_BODY_TIMEOUT') return this.transportError(operation, error, idempotent, signal, timeoutMs);
+				return {
+					retryable: false,
+					failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
+						httpStatus: statusCode,
+						hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
+					}),
+				};
+			}
+		} catch (error) {
+			return this.transportError(operation, error, idempotent, signal, timeoutMs);
+		}
+		return readHttpAnswer(this.fail, this.settings.appCode, operation, statusCode, responseHeaders, text);
+	}
+
+	private transportError(
+		operation: OperationName,
+		error: unknown,
+		idempotent: boolean,
+		cancelSignal: AbortSignal | undefined,
+		timeoutMs: number,
+	): AttemptResult {
+		if (cancelSignal?.aborted) {
+			return { retryable: false, failure: this.fail(operation, 'cancelled', 'the execution was cancelled') };
+		}
+		const code = errorCode(error);
+		if (code === 'ERR_INVALID_URL') {
+			return {
+				retryable: false,
+				failure: this.fail(operation, 'network', `the Base URL "${this.settings.baseUrl}" is not a valid URL`, {
+					hint: 'Set the Base URL in the credential to the API root, e.g. https://gateway.example.com',
+				}),
+			};
+		}
+		const timedOut = code !== undefined && TIMEOUT_ERROR_CODES.has(code);
+		const reason = timedOut ? `no answer within ${seconds(timeoutMs)} s` : connectionProblem(code, error);
+		const neverSent = !timedOut && code !== undefined && NOT_SENT_ERROR_CODES.has(code);
+		if (!idempotent && !neverSent) {
+			return {
+				retryable: false,
+				failure: this.fail(operation, 'outcome-unknown', `${reason}; the request may have reached the gateway`, {
+					hint: 'It was not repeated, to avoid doing it twice. Check whether it took effect before running it again.',
+				}),
+			};
+		}
+		return {
+			retryable: true,
+			failure: this.fail(operation, timedOut ? 'timeout' : 'network', reason, {
+				hint: timedOut
+					? 'Raise "Timeout (Seconds)" in the credential if the gateway is slow.'
+					: 'Check the Base URL in the credential, the network and any HTTP_PROXY / HTTPS_PROXY / NO_PROXY settings.',
+			}),
+		};
+	}
+}

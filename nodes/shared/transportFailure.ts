@@ -1,0 +1,71 @@
+import { GatewayFailure, type GatewayFailureKind } from './errors';
+import { REDIS_URL_FIELD, RedisUnavailable } from './redis';
+import { redactSecret } from './redact';
+import type { OperationName } from './spec';
+
+export interface FailureDetails {
+	httpStatus?: number;
+	gatewayCode?: number;
+	retryAfterMs?: number;
+	hint?: string;
+}
+
+/** Makes a call's failures with the appCode redacted from every text. */
+export type MakeFailure = (operation: OperationName, kind: GatewayFailureKind, message: string, extra?: FailureDetails) => GatewayFailure;
+
+export function failureMaker(secret: string): MakeFailure {
+	return (operation, kind, message, extra = {}) =>
+		new GatewayFailure({
+			kind,
+			operation,
+			message: redactSecret(message, secret),
+			...extra,
+			hint: extra.hint === undefined ? undefined : redactSecret(extra.hint, secret),
+		});
+}
+
+export function seconds(ms: number): string {
+	return String(Math.round(ms / 100) / 10);
+}
+
+function plural(count: number, noun: string) {
+	return count === 1 ? noun : `${noun}s`;
+}
+
+/**
+ * A failure before the request was written: the limiter, the shared limit's Redis, or a
+ * cancellation before dispatch. Nothing reached the gateway, so the item may be run again.
+ */
+export function notSentFailure(fail: MakeFailure, operation: OperationName, error: unknown, signal: AbortSignal | undefined): GatewayFailure {
+	if (signal?.aborted) {
+		return fail(operation, 'not-sent', 'not sent: the execution was cancelled before the request left', {
+			hint: 'Nothing reached the gateway; running the item again sends it.',
+		});
+	}
+	if (error instanceof RedisUnavailable) {
+		return fail(operation, 'not-sent', `not sent: ${error.message}`, {
+			hint: `Nothing reached the gateway. Fix "${error.field}" in the credential and run the item again, or clear "${REDIS_URL_FIELD}" to limit each n8n process on its own.`,
+		});
+	}
+	const detail = error instanceof Error && error.message ? error.message : String(error);
+	return fail(operation, 'not-sent', `not sent: waiting for a turn with this credential failed (${detail})`, {
+		hint: 'Nothing reached the gateway; running the item again sends it.',
+	});
+}
+
+/** The last failure of an item, saying how many attempts were made over how long. */
+export function finalFailure(fail: MakeFailure, failure: GatewayFailure, attempts: number, budgetMs: number, deadline: number): GatewayFailure {
+	if (failure.kind === 'timeout') {
+		return fail(failure.operation, 'timeout', `no answer after ${attempts} ${plural(attempts, 'attempt')} over ${seconds(budgetMs)} s`, {
+			hint: failure.hint,
+		});
+	}
+	if (attempts === 1) return failure;
+	const elapsedMs = budgetMs - Math.max(0, deadline - Date.now());
+	return fail(failure.operation, failure.kind, `${failure.message} (${attempts} attempts over ${seconds(elapsedMs)} s)`, {
+		httpStatus: failure.httpStatus,
+		gatewayCode: failure.gatewayCode,
+		retryAfterMs: failure.retryAfterMs,
+		hint: failure.hint,
+	});
+}

@@ -1,0 +1,26 @@
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+
+let sharedDispatcher: Dispatcher | undefined;
+
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+
+/**
+ * Keep-alive pool that follows HTTP_PROXY, HTTPS_PROXY and NO_PROXY, created on first use. Without
+ * a proxy variable it is a plain pool: the proxy-aware one re-reads NO_PROXY on every request.
+ */
+export function dispatcher(): Dispatcher {
+	if (!sharedDispatcher) {
+		const pool = { keepAliveTimeout: 30_000, connections: 64 };
+		// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- the same variables EnvHttpProxyAgent reads
+		sharedDispatcher = PROXY_VARIABLES.some((name) => process.env[name]) ? new EnvHttpProxyAgent(pool) : new Agent(pool);
+	}
+	return sharedDispatcher;
+}
+
+/** Drops pooled connections so that changed proxy variables take effect (used by tests and tools). */
+export async function resetConnectionPool(): Promise<void> {
+	const previous = sharedDispatcher;
+	sharedDispatcher = undefined;
+	await previous?.close();
+}

@@ -1,0 +1,45 @@
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import { DEFAULT_LIMITER_SETTINGS, type LimiterSettings } from './limiter';
+import { redisSettingsFromCredentials } from './redis';
+
+export type AppCodePlacement = 'query' | 'header';
+
+export interface GatewaySettings {
+	baseUrl: string;
+	appCode: string;
+	appCodePlacement: AppCodePlacement;
+	timeoutMs: number;
+	/** Extra attempts after the first, for idempotent operations only. */
+	maxRetries: number;
+	limiter: LimiterSettings;
+	/** The credential's spending cap per execution in yuan; 0 means none. */
+	maxSpendYuan: number;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+export const DEFAULT_MAX_RETRIES = 3;
+
+function positiveNumber(value: unknown, fallback: number): number {
+	const number = Number(value);
+	return Number.isFinite(number) && number >= 0 ? number : fallback;
+}
+
+/** Reads the credential's fields; the credential type defines them and their defaults. */
+export function settingsFromCredentials(credentials: ICredentialDataDecryptedObject): GatewaySettings {
+	const timeoutMs = positiveNumber(credentials.timeoutSeconds, DEFAULT_TIMEOUT_SECONDS) * 1000 || DEFAULT_TIMEOUT_SECONDS * 1000;
+	return {
+		baseUrl: String(credentials.baseUrl ?? '').trim().replace(/\/+$/, ''),
+		appCode: String(credentials.appCodeSecret ?? '').trim(),
+		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
+		timeoutMs,
+		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),
+		maxSpendYuan: positiveNumber(credentials.maxSpendPerExecution, 0),
+		limiter: {
+			maxConcurrent: Math.max(1, Math.floor(positiveNumber(credentials.maxConcurrent, DEFAULT_LIMITER_SETTINGS.maxConcurrent))),
+			maxPerSecond: positiveNumber(credentials.maxPerSecond, DEFAULT_LIMITER_SETTINGS.maxPerSecond),
+			sharedRedis: redisSettingsFromCredentials(credentials),
+			timeoutMs,
+		},
+	};
+}
