@@ -8,7 +8,7 @@ import {
 	type SmsLimits,
 	type StoreDecision,
 } from './smsGuard';
-import type { NodeRecords } from './state';
+import type { NodeRecords } from './nodeRecords';
 
 /**
  * The send records in n8n's processed-data store (NodeRecords): n8n keeps one row of hashed

@@ -4,7 +4,7 @@ import { DatabaseRecordStore } from './recordsDatabase';
 import { RedisRecordStore } from './recordsRedis';
 import { redisFor, RedisUnavailable, releaseRedis } from './redis';
 import { SmsSendRecords, type SmsLimits } from './smsGuard';
-import { nodeRecords } from './state';
+import { nodeRecords } from './nodeRecords';
 import type { GatewayClient } from './transport';
 
 /**

@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { DatabaseRecordStore, forgetSeenSlots } from '../../nodes/shared/recordsDatabase';
 import { SmsSendRecords, type SmsLimits } from '../../nodes/shared/smsGuard';
-import { nodeRecords, type NodeRecords } from '../../nodes/shared/state';
+import { nodeRecords, type NodeRecords } from '../../nodes/shared/nodeRecords';
 
 /** The node's records as n8n keeps them: plain values, no times. */
 function memoryRecords(): NodeRecords & { values: Set<string> } {
