@@ -3,19 +3,18 @@ import type {
 	IDataObject,
 	IHookFunctions,
 	INodeType,
-	INodeProperties,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { forVersion, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
-import { readmeLink } from '../shared/docs';
+import { LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
 import { describeSchemaProblem } from '../shared/schemas/envelope';
 import { callbackSchemas } from '../shared/schemas/callbacks';
 import { withIsoTimes } from '../shared/simplify';
 import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/spec';
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
+import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
 
 const STARTED_ANSWER = { received: true, started: true };
@@ -25,56 +24,6 @@ const EVENTS: Record<CallbackAction, { event: string; key: string }> = {
 	report: { event: 'report', key: 'report' },
 	sign: { event: 'signature', key: 'signature' },
 	template: { event: 'template', key: 'template' },
-};
-
-const DEFAULT_DUPLICATE_WINDOW_SECONDS = 600;
-
-/** Version 1.1's checks: the header's name and value are one pair, so neither can be set alone. */
-const securityProperty: INodeProperties = {
-	displayName: 'Security',
-	name: 'security',
-	type: 'collection',
-	placeholder: 'Add Check',
-	default: {},
-	description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
-	displayOptions: forVersion(1.1),
-	options: [
-		{
-			displayName: 'URL Token',
-			name: 'token',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			description: 'A secret the callback URL must carry as ?token=…; add it to the URL you paste into the gateway. Otherwise 401.',
-		},
-		{
-			displayName: 'Required Header',
-			name: 'header',
-			type: 'fixedCollection',
-			placeholder: 'Add Header',
-			default: {},
-			description: 'A header every callback must carry; otherwise 401',
-			options: [
-				{
-					displayName: 'Header',
-					name: 'pair',
-					values: [
-						{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'X-Callback-Secret', required: true },
-						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '', required: true },
-					],
-				},
-			],
-		},
-		{
-			displayName: 'Allowed Source IPs',
-			name: 'allowedIps',
-			type: 'string',
-			default: '',
-			placeholder: '203.0.113.0/24, 2001:db8::/32',
-			description:
-				'Comma-separated addresses or CIDR ranges the callbacks may come from; others get 403. Behind a reverse proxy, set N8N_PROXY_HOPS so n8n sees the real source address.',
-		},
-	],
 };
 
 function isCallbackAction(value: unknown): value is CallbackAction {
@@ -104,126 +53,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 				responseData: `={{ ${JSON.stringify(STARTED_ANSWER)} }}`,
 			},
 		],
-		properties: [
-			{
-				displayName: `Paste the Production URL (with ?token=… when a URL Token is set) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
-				name: 'setupNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName: `The gateway sends each event once: fetch missed ones with the SMS node's Get operations. The Test URL listens only after "Execute step". ${readmeLink('data-gateway-sms-trigger', 'More')}`,
-				name: 'onceNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				default: ['report', 'sign', 'template'],
-				options: [
-					{ name: 'Delivery Report', value: 'report', description: 'An SMS reached its final status' },
-					{ name: 'Signature Review', value: 'sign', description: 'A signature review ended' },
-					{ name: 'Template Review', value: 'template', description: 'A template review ended' },
-				],
-			},
-			{
-				displayName: 'Report Statuses',
-				name: 'reportStatuses',
-				type: 'multiOptions',
-				default: ['delivered', 'failed'],
-				description: 'Which delivery results start the workflow',
-				options: [
-					{ name: 'Delivered', value: 'delivered' },
-					{ name: 'Failed', value: 'failed' },
-				],
-				displayOptions: { show: { events: ['report'] } },
-			},
-			{
-				displayName: 'Review Results',
-				name: 'reviewResults',
-				type: 'multiOptions',
-				default: ['approved', 'rejected'],
-				description: 'Which review results start the workflow',
-				options: [
-					{ name: 'Approved', value: 'approved' },
-					{ name: 'Rejected', value: 'rejected' },
-				],
-				displayOptions: { show: { events: ['sign', 'template'] } },
-			},
-			{
-				displayName: 'Security',
-				name: 'security',
-				type: 'collection',
-				placeholder: 'Add Check',
-				default: {},
-				description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
-				displayOptions: forVersion(1),
-				options: [
-					{
-						displayName: 'Allowed Source IPs',
-						name: 'allowedIps',
-						type: 'string',
-						default: '',
-						placeholder: '203.0.113.0/24, 2001:db8::/32',
-						description:
-							'Comma-separated addresses or CIDR ranges the callbacks may come from; others get 403. Behind a reverse proxy, set N8N_PROXY_HOPS so n8n sees the real source address.',
-					},
-					{
-						displayName: 'Header Name',
-						name: 'headerName',
-						type: 'string',
-						default: '',
-						placeholder: 'X-Callback-Secret',
-						description: 'A header every callback must carry, with the value below; otherwise 401',
-					},
-					{
-						displayName: 'Header Value',
-						name: 'headerValue',
-						type: 'string',
-						typeOptions: { password: true },
-						default: '',
-					},
-					{
-						displayName: 'URL Token',
-						name: 'token',
-						type: 'string',
-						typeOptions: { password: true },
-						default: '',
-						description: 'A secret the callback URL must carry as ?token=…; add it to the URL you paste into the gateway. Otherwise 401.',
-					},
-				],
-			},
-			securityProperty,
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Duplicate Window (Seconds)',
-						name: 'duplicateWindowSeconds',
-						type: 'number',
-						typeOptions: { minValue: 0 },
-						default: DEFAULT_DUPLICATE_WINDOW_SECONDS,
-						description:
-							'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
-					},
-					{
-						displayName: 'Output Rejected Events',
-						name: 'outputRejected',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether a callback rejected as malformed or unknown (HTTP 400) still starts the workflow, as an item with event "rejected", rejected: true, the reason and the raw body (first 16 KB), so that a change of the gateway\'s format is noticed. It is always logged as a warning. Requests refused by the Security checks never start it.',
-					},
-				],
-			},
-		],
+		properties: triggerProperties,
 	};
 
 	/** The gateway has no API for its callback URL: the user pastes it in the console, so there is nothing to register. */
