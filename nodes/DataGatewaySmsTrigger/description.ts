@@ -25,14 +25,19 @@ const allowedIpsOption: INodeProperties = {
 		'Comma-separated addresses or CIDR ranges the callbacks may come from; others get 403. Behind a reverse proxy, set N8N_PROXY_HOPS so n8n sees the real source address.',
 };
 
-/** Version 1.1's checks: the header's name and value are one pair, so neither can be set alone. */
-const securityProperty: INodeProperties = {
+/** What both versions' Security share; their checks differ. */
+const securityBase = {
 	displayName: 'Security',
 	name: 'security',
 	type: 'collection',
 	placeholder: 'Add Check',
 	default: {},
 	description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
+} satisfies Partial<INodeProperties>;
+
+/** Version 1.1's checks: the header's name and value are one pair, so neither can be set alone. */
+const securityProperty: INodeProperties = {
+	...securityBase,
 	displayOptions: forVersion(1.1),
 	options: [
 		urlTokenOption,
@@ -108,12 +113,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayOptions: { show: { events: ['sign', 'template'] } },
 	},
 	{
-		displayName: 'Security',
-		name: 'security',
-		type: 'collection',
-		placeholder: 'Add Check',
-		default: {},
-		description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
+		...securityBase,
 		displayOptions: forVersion(1),
 		options: [
 			allowedIpsOption,
