@@ -16,6 +16,7 @@ import { closeAllRedis, parseRedisUrl, SharedRedis } from '../dist/nodes/shared/
 import { SmsSendRecords } from '../dist/nodes/shared/smsGuard.js';
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { startRedis } from '../scripts/n8n-runtime/queue';
+import { codeVariable, sendParameters } from '../test/harness/sms';
 import { processedData, runWorkflow } from '../test/harness/workflow';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 
@@ -70,16 +71,7 @@ const phoneOf = (index: number) => `137${String(index).padStart(8, '0')}`;
 
 async function sendAll(emulator: EmulatorProcess, store: StoreRun['store'], credential: Record<string, unknown>): Promise<Omit<StoreRun, 'bytesPerNumber'>> {
 	const sms = new DataGatewaySms();
-	const parameters = {
-		resource: 'message',
-		operation: 'send',
-		signId: Number(emulator.demo.signatureId),
-		templateId: Number(emulator.demo.templateId),
-		phone: '={{ $json.phone }}',
-		variablesInput: 'keyValue',
-		variables: { variable: [{ name: 'code', value: '={{ $json.code }}' }] },
-		sendOptions: { repeatWindowMinutes: 10 },
-	};
+	const parameters = sendParameters(emulator, { variables: codeVariable('={{ $json.code }}'), sendOptions: { repeatWindowMinutes: 10 } });
 	const batches = RECORDS_SENDS / RECORDS_BATCH;
 	const perSend: number[] = [];
 	const run = async (items: Array<{ phone: string; code: string }>, executionId: string) =>

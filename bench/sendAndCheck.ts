@@ -5,6 +5,7 @@
  */
 // The built package, as users run it (npm run bench builds first).
 import { DataGatewaySms } from '../dist/nodes/DataGatewaySms/DataGatewaySms.node.js';
+import { sendParameters } from '../test/harness/sms';
 import { runWorkflow } from '../test/harness/workflow';
 import type { EmulatorProcess } from './gateway';
 
@@ -37,17 +38,7 @@ export async function sendAndCheckBench(emulator: EmulatorProcess, numbers = 30)
 			{
 				name: 'SMS',
 				type: new DataGatewaySms(),
-				parameters: {
-					resource: 'message',
-					operation: 'sendAndCheck',
-					signId: Number(emulator.demo.signatureId),
-					templateId: Number(emulator.demo.templateId),
-					phone: '={{ $json.phone }}',
-					variablesInput: 'keyValue',
-					variables: { variable: [{ name: 'code', value: '1234' }] },
-					pollIntervalSeconds: pollIntervalMs / 1000,
-					waitTimeoutSeconds: 60,
-				},
+				parameters: sendParameters(emulator, { operation: 'sendAndCheck', pollIntervalSeconds: pollIntervalMs / 1000, waitTimeoutSeconds: 60 }),
 			},
 		],
 		items: phones.map((phone) => ({ phone })),

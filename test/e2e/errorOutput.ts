@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 
 import { n8nCommand } from '../../scripts/n8n-runtime';
+import { codeVariable, sendParameters } from '../harness/sms';
 import { importFile, manualStart, workflow, type MoneySafetyOptions } from './moneySafety';
 
 type Json = Record<string, unknown>;
@@ -83,15 +84,7 @@ export async function checkErrorOutput(options: ErrorOutputOptions): Promise<voi
 			id: 'send',
 			type: `${options.typePrefix}dataGatewaySms`,
 			typeVersion: 1,
-			parameters: {
-				resource: 'message',
-				operation: 'send',
-				signId: Number(emulator.demo.signatureId),
-				templateId: Number(emulator.demo.templateId),
-				phone: '={{ $json.phone }}',
-				variablesInput: 'keyValue',
-				variables: { variable: [{ name: 'code', value: '4444' }] },
-			},
+			parameters: sendParameters(emulator, { variables: codeVariable('4444') }),
 			credentials,
 		}),
 	);

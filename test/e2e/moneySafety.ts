@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { activateWorkflow, n8nCommand, setupOwner, startN8n, type N8nEnvironment, type Runtime } from '../../scripts/n8n-runtime';
 import type { Emulator } from '../emulator/server';
+import { codeVariable, sendParameters } from '../harness/sms';
 
 /** The same owner as the rest of the suite, so its own login later finds it. */
 const OWNER = { email: 'e2e@example.com', password: 'E2e-Password-1', firstName: 'E2E', lastName: 'Check' };
@@ -38,16 +39,7 @@ function smsNode(options: MoneySafetyOptions, credential: { id: string; name: st
 		type: `${options.typePrefix}dataGatewaySms`,
 		typeVersion: 1,
 		position: [880, 0],
-		parameters: {
-			resource: 'message',
-			operation: 'send',
-			signId: Number(options.emulator.demo.signatureId),
-			templateId: Number(options.emulator.demo.templateId),
-			phone: '={{ $json.phone }}',
-			variablesInput: 'keyValue',
-			variables: { variable: [{ name: 'code', value: '={{ $json.code }}' }] },
-			sendOptions: { perMinute: 10, perHour: 10 },
-		},
+		parameters: sendParameters(options.emulator, { variables: codeVariable('={{ $json.code }}'), sendOptions: { perMinute: 10, perHour: 10 } }),
 		credentials: { dataGatewayApi: credential },
 		...extra,
 	};

@@ -3,15 +3,12 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
 
 let emulator: Emulator;
-beforeAll(async () => {
-	emulator = await startEmulator();
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
+useEmulator((started) => (emulator = started));
 
 const vehicle = new DataGatewayVehicle();
 const enterprise = new DataGatewayEnterprise();

@@ -2,16 +2,14 @@ import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
+import { sendParameters } from '../harness/sms';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
 
 let emulator: Emulator;
 const HOUR = 3_600_000;
-beforeAll(async () => {
-	emulator = await startEmulator({ reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
+useEmulator((started) => (emulator = started), { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
 
 const enterprise = new DataGatewayEnterprise();
 const sms = new DataGatewaySms();
@@ -28,15 +26,7 @@ function run(type: INodeType, parameters: INodeParameters, items: IDataObject[],
 const registration = { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}', simplify: false };
 const companies = [{ keyword: '北京示例科技有限公司' }, { keyword: 'notfound 公司' }, { keyword: '上海示例贸易有限公司' }];
 
-const send = () => ({
-	resource: 'message',
-	operation: 'send',
-	signId: Number(emulator.demo.signatureId),
-	templateId: Number(emulator.demo.templateId),
-	phone: '={{ $json.phone }}',
-	variablesInput: 'keyValue',
-	variables: { variable: [{ name: 'code', value: '1234' }] },
-});
+const send = () => sendParameters(emulator);
 const phones = [{ phone: '13900002001' }, { phone: '12345' }, { phone: '13900002003' }];
 
 const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);

@@ -4,19 +4,18 @@ import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGat
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
 import { forgetAllExecutionMemory, recordsClock } from '../../nodes/shared/state';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
+import { codeVariable, sendParameters as demoSend } from '../harness/sms';
 import { processedData, runWorkflow, type WorkflowRunOptions, type WorkflowStep } from '../harness/workflow';
 
 let emulator: Emulator;
-beforeAll(async () => {
-	emulator = await startEmulator({ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 });
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => {
-	emulator.reset();
+useEmulator(
+	(started) => (emulator = started),
+	{ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 },
 	// The gateway's own per-number limits are not under test here; the node's are.
-	emulator.configure({ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } });
-});
+	{ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } },
+);
 const realClock = recordsClock.now;
 afterEach(() => {
 	recordsClock.now = realClock;
@@ -46,17 +45,11 @@ function runSms(parameters: INodeParameters, items: IDataObject[], options: Part
 }
 
 function sendParameters(extra: INodeParameters = {}, sendOptions: IDataObject = {}): INodeParameters {
-	return {
-		resource: 'message',
-		operation: 'send',
-		signId: Number(emulator.demo.signatureId),
-		templateId: Number(emulator.demo.templateId),
-		phone: '={{ $json.phone }}',
-		variablesInput: 'keyValue',
-		variables: { variable: [{ name: 'code', value: '={{ $json.code ?? "1234" }}' }] },
+	return demoSend(emulator, {
+		variables: codeVariable('={{ $json.code ?? "1234" }}'),
 		sendOptions: { perMinute: 10, perHour: 10, ...sendOptions },
 		...extra,
-	};
+	});
 }
 
 /** Messages the gateway accepted: the ledger is the judge. */

@@ -1,20 +1,16 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
+import { sendParameters as demoSend } from '../harness/sms';
 import { runWorkflow, type WorkflowRunOptions, type WorkflowStep } from '../harness/workflow';
 
 /** Reviews and deliveries end only when a test finishes them or sets a delay: no test races a timer. */
 const HOUR = 3_600_000;
 let emulator: Emulator;
-beforeAll(async () => {
-	emulator = await startEmulator({ reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => {
-	emulator.reset();
-	emulator.configure({ deliveryFailureShare: 0, reviewDelayMs: HOUR, deliveryDelayMs: HOUR });
-});
+const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 };
+useEmulator((started) => (emulator = started), untilFinished, untilFinished);
 
 const sms = new DataGatewaySms();
 
@@ -26,18 +22,7 @@ function runSms(parameters: INodeParameters, items: IDataObject[], options: Part
 	});
 }
 
-function sendParameters(extra: INodeParameters = {}): INodeParameters {
-	return {
-		resource: 'message',
-		operation: 'send',
-		signId: Number(emulator.demo.signatureId),
-		templateId: Number(emulator.demo.templateId),
-		phone: '={{ $json.phone }}',
-		variablesInput: 'keyValue',
-		variables: { variable: [{ name: 'code', value: '1234' }] },
-		...extra,
-	};
-}
+const sendParameters = (extra: INodeParameters = {}) => demoSend(emulator, extra);
 
 const acceptedSends = () => emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0).length;
 const requestsTo = (path: string) => emulator.ledger().byPath[path]?.calls ?? 0;
@@ -182,12 +167,15 @@ describe('spending cap with the message length not given', () => {
 describe('Send and Check Delivery at batch speed', () => {
 	// A gateway of its own: the 429s above slowed this process's limiter for the first one's credential.
 	let first: Emulator;
-	beforeAll(async () => {
-		first = emulator;
-		emulator = await startEmulator({ reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
-	});
-	afterAll(async () => {
-		await emulator.close();
+	useEmulator(
+		(started) => {
+			first = emulator;
+			emulator = started;
+		},
+		untilFinished,
+		untilFinished,
+	);
+	afterAll(() => {
 		emulator = first;
 	});
 

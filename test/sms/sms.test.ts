@@ -1,20 +1,16 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
+import { sendParameters as demoSend } from '../harness/sms';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
 
 let emulator: Emulator;
 /** Reviews and deliveries end only when a test finishes them (or sets a delay of 0): no test races a timer. */
 const HOUR = 3_600_000;
-beforeAll(async () => {
-	emulator = await startEmulator({ reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 });
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => {
-	emulator.reset();
-	emulator.configure({ deliveryFailureShare: 0, reviewDelayMs: HOUR, deliveryDelayMs: HOUR });
-});
+const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 };
+useEmulator((started) => (emulator = started), untilFinished, untilFinished);
 
 const sms = new DataGatewaySms();
 
@@ -26,18 +22,7 @@ function run(parameters: INodeParameters, items: IDataObject[] = [{}], settings:
 	});
 }
 
-function sendParameters(phone: string, extra: INodeParameters = {}): INodeParameters {
-	return {
-		resource: 'message',
-		operation: 'send',
-		signId: Number(emulator.demo.signatureId),
-		templateId: Number(emulator.demo.templateId),
-		phone,
-		variablesInput: 'keyValue',
-		variables: { variable: [{ name: 'code', value: '1234' }] },
-		...extra,
-	};
-}
+const sendParameters = (phone: string, extra: INodeParameters = {}) => demoSend(emulator, { phone, ...extra });
 
 const sendCalls = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
 

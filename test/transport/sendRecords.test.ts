@@ -5,14 +5,16 @@
  * names without the number. Then whole workflows (n8n-core) with the store in Redis and in n8n's
  * database: two executions of the same node sending the same message at once send it once.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { RedisRecordStore } from '../../nodes/shared/recordsRedis';
 import { closeAllRedis, parseRedisUrl, RedisUnavailable, SharedRedis } from '../../nodes/shared/redis';
 import { SmsSendRecords, type GuardedSend, type SmsLimits } from '../../nodes/shared/smsGuard';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
+import { codeVariable, sendParameters } from '../harness/sms';
 import { processedData, runWorkflow } from '../harness/workflow';
 
 jest.setTimeout(120_000);
@@ -145,26 +147,14 @@ describe('send records in Redis', () => {
 
 describe('two executions of one node sending the same message at once (one n8n process)', () => {
 	let emulator: Emulator;
-	beforeAll(async () => {
-		emulator = await startEmulator({ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 });
-	});
-	afterAll(async () => await emulator.close());
-	beforeEach(() => {
-		emulator.reset();
-		emulator.configure({ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } });
-	});
+	useEmulator(
+		(started) => (emulator = started),
+		{ reviewDelayMs: 50, deliveryDelayMs: 100, deliveryFailureShare: 0 },
+		{ smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } },
+	);
 
 	const sms = new DataGatewaySms();
-	const parameters = (): INodeParameters => ({
-		resource: 'message',
-		operation: 'send',
-		signId: Number(emulator.demo.signatureId),
-		templateId: Number(emulator.demo.templateId),
-		phone: '={{ $json.phone }}',
-		variablesInput: 'keyValue',
-		variables: { variable: [{ name: 'code', value: '4321' }] },
-		sendOptions: { perMinute: 2 },
-	});
+	const parameters = () => sendParameters(emulator, { variables: codeVariable('4321'), sendOptions: { perMinute: 2 } });
 	const runTwice = async (credential: IDataObject) => {
 		const run = () =>
 			runWorkflow({

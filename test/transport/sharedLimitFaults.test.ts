@@ -20,6 +20,7 @@ import type { GatewaySettings } from '../../nodes/shared/transportSettings';
 import { freePort } from '../../scripts/n8n-runtime/run';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { startEmulator, type Emulator } from '../emulator/server';
+import { codeVariable, sendParameters } from '../harness/sms';
 import { makeSelfSignedCertificate } from '../harness/tlsCertificate';
 import { runWorkflow } from '../harness/workflow';
 
@@ -281,15 +282,7 @@ describe('the SMS node with a shared limit that fails, then fixed', () => {
 				{
 					name: 'SMS',
 					type: sms,
-					parameters: {
-						resource: 'message',
-						operation: 'send',
-						signId: Number(emulator.demo.signatureId),
-						templateId: Number(emulator.demo.templateId),
-						phone: '13900002999',
-						variablesInput: 'keyValue',
-						variables: { variable: [{ name: 'code', value: '4321' }] },
-					},
+					parameters: sendParameters(emulator, { phone: '13900002999', variables: codeVariable('4321') }),
 				},
 			],
 			items: [{}],
