@@ -10,15 +10,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-import { freePort, loginOwner, N8nRest } from '../../scripts/n8n-runtime';
+import { loginOwner, N8nRest } from '../../scripts/n8n-runtime';
 import { CREDENTIAL_ID, credentialNameFor, loadExamples, SANDBOX_OWNER, webhookPathOf, type ExampleWorkflow } from '../../scripts/sandbox';
-import { npmStart, stopAll, waitReady, type NpmStart } from '../sandbox/npmStart';
+import { newSandbox, npmStart, stopAll, waitReady, type NpmStart } from '../sandbox/npmStart';
 import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
@@ -57,20 +55,7 @@ async function startSandbox(): Promise<Sandbox> {
 	if (process.env.EDITOR_TEST_URL && process.env.EMULATOR_URL) {
 		return { url: process.env.EDITOR_TEST_URL, emulatorUrl: process.env.EMULATOR_URL, stop: async () => {} };
 	}
-	const sandboxDir = mkdtempSync(join(tmpdir(), 'dgw-editor-test-'));
-	const n8nPort = await freePort();
-	const emulatorPort = await freePort();
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		N8N_PORT: String(n8nPort),
-		EMULATOR_PORT: String(emulatorPort),
-		SANDBOX_DIR: sandboxDir,
-		EMULATOR_REVIEW_DELAY_MS: '500',
-		EMULATOR_DELIVERY_DELAY_MS: '500',
-		EMULATOR_FAILURE_SHARE: '0',
-	};
-	delete env.GATEWAY_BASE_URL;
-	delete env.GATEWAY_APP_CODE;
+	const { env, sandboxDir, n8nPort, emulatorPort } = await newSandbox('dgw-editor-test-');
 	const running: NpmStart[] = [npmStart(env)];
 	try {
 		await waitReady(running[0]);

@@ -1,7 +1,10 @@
 /** `npm start` as a terminal runs it, for the suites that drive the sandbox (test:sandbox, test:editor). */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-import { REPO_ROOT } from '../../scripts/n8n-runtime';
+import { freePort, REPO_ROOT } from '../../scripts/n8n-runtime';
 import { READY_LINE } from '../../scripts/sandbox';
 
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -12,6 +15,35 @@ export interface NpmStart {
 	process: ChildProcess;
 	output(): string;
 	exited: Promise<number | null>;
+}
+
+export interface SandboxSetting {
+	env: NodeJS.ProcessEnv;
+	sandboxDir: string;
+	n8nPort: number;
+	emulatorPort: number;
+}
+
+/**
+ * A new sandbox folder and free ports for `npm start`, its emulator's reviews and deliveries quick
+ * and never failing, and no real gateway even when the caller's environment names one.
+ */
+export async function newSandbox(folderPrefix: string): Promise<SandboxSetting> {
+	const sandboxDir = mkdtempSync(join(tmpdir(), folderPrefix));
+	const n8nPort = await freePort();
+	const emulatorPort = await freePort();
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		N8N_PORT: String(n8nPort),
+		EMULATOR_PORT: String(emulatorPort),
+		SANDBOX_DIR: sandboxDir,
+		EMULATOR_REVIEW_DELAY_MS: '500',
+		EMULATOR_DELIVERY_DELAY_MS: '500',
+		EMULATOR_FAILURE_SHARE: '0',
+	};
+	delete env.GATEWAY_BASE_URL;
+	delete env.GATEWAY_APP_CODE;
+	return { env, sandboxDir, n8nPort, emulatorPort };
 }
 
 /** `npm start` in its own process group, as a terminal runs it (so Ctrl-C can be sent to the group). */

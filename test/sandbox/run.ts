@@ -7,13 +7,11 @@
  * duplicated and the owner still logs in; a busy port names its variable; `--reset` starts over.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 
-import { freePort, loginOwner, N8nRest, NODE_TYPE_PREFIX } from '../../scripts/n8n-runtime';
+import { loginOwner, N8nRest, NODE_TYPE_PREFIX } from '../../scripts/n8n-runtime';
 import { CREDENTIAL_ID, loadExamples, manualTriggerOf, SANDBOX_OWNER, webhookPathOf } from '../../scripts/sandbox';
-import { npmStart, pressCtrlC, sleep, stopAll, waitReady, type NpmStart } from './npmStart';
+import { newSandbox, npmStart, pressCtrlC, sleep, stopAll, waitReady, type NpmStart } from './npmStart';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 /** A stack frame line, as a raw error dump prints it. */
@@ -45,21 +43,8 @@ async function session(n8nPort: number): Promise<N8nRest> {
 
 async function main() {
 	const started = Date.now();
-	const sandboxDir = mkdtempSync(join(tmpdir(), 'dgw-sandbox-test-'));
-	const n8nPort = await freePort();
-	const emulatorPort = await freePort();
+	const { env, sandboxDir, n8nPort, emulatorPort } = await newSandbox('dgw-sandbox-test-');
 	const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
-	const env: NodeJS.ProcessEnv = {
-		...process.env,
-		N8N_PORT: String(n8nPort),
-		EMULATOR_PORT: String(emulatorPort),
-		SANDBOX_DIR: sandboxDir,
-		EMULATOR_REVIEW_DELAY_MS: '500',
-		EMULATOR_DELIVERY_DELAY_MS: '500',
-		EMULATOR_FAILURE_SHARE: '0',
-	};
-	delete env.GATEWAY_BASE_URL;
-	delete env.GATEWAY_APP_CODE;
 	const examples = Object.values(loadExamples());
 	const running: NpmStart[] = [];
 	try {
