@@ -167,7 +167,7 @@ function queueFigure(result: QueueModeResult): Figure {
 	const ratio = result.seconds / result.idealSeconds;
 	const rejectedShare = result.rejected429 / result.calls;
 	return {
-		name: '6. Queue mode: 2 executions × 200 telephone lookups at once on 2 workers, 20 req/s cap (Shared Limit Redis URL)',
+		name: '6. Queue mode: 2 executions × 200 telephone lookups at once on 2 workers, 20 req/s cap (Shared Redis URL for Limits and Send Records)',
 		measured: `${result.seconds.toFixed(1)} s end to end (first to last gateway call ${result.callSpanSeconds.toFixed(1)} s), ${result.failedItems} failed, ${result.rejected429} rejected of ${result.calls} calls (${(rejectedShare * 100).toFixed(1)}%), executions per worker ${result.perWorker.join(' + ')}`,
 		target: `≤ 1.15 × ideal ${result.idealSeconds} s, 0 failed, rejected ≤ 10%`,
 		ratio,

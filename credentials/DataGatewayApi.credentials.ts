@@ -98,16 +98,16 @@ export class DataGatewayApi implements ICredentialType {
 			hint: '0 = no cap',
 		},
 		{
-			displayName: 'Shared Limit Redis URL',
+			displayName: 'Shared Redis URL for Limits and Send Records',
 			name: 'sharedLimitRedisUrl',
 			type: 'string',
 			default: '',
 			placeholder: 'redis://127.0.0.1:6379/0',
 			description:
-				"Redis shared by all n8n processes (queue mode's own works) for the rate limits and SMS send records; redis:// or rediss:// (TLS), /db picks the database. Empty: each process keeps its own.",
+				"Redis shared by all n8n processes (queue mode's own works) for the rate limits and SMS send records; redis:// or rediss:// (TLS), /db picks the database. Empty: rate limits per process, send records in n8n's database.",
 		},
 		{
-			displayName: 'Shared Limit Redis Password',
+			displayName: 'Shared Redis Password',
 			name: 'sharedLimitRedisPassword',
 			type: 'string',
 			typeOptions: { password: true },
@@ -116,7 +116,7 @@ export class DataGatewayApi implements ICredentialType {
 			displayOptions: { hide: { sharedLimitRedisUrl: [''] } },
 		},
 		{
-			displayName: 'Shared Limit Redis CA Certificate',
+			displayName: 'Shared Redis CA Certificate',
 			name: 'sharedLimitRedisCa',
 			type: 'string',
 			typeOptions: { rows: 4 },

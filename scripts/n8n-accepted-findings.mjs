@@ -19,7 +19,7 @@ export const ACCEPTED_FINDINGS = [
 		rule: '@n8n/community-nodes/no-restricted-imports',
 		files: ['nodes/shared/redis.ts'],
 		reason:
-			"the one import of ioredis, n8n's own Redis client (issue 19), used only when the credential's Shared Limit Redis URL is set",
+			"the one import of ioredis, n8n's own Redis client (issue 19), used only when the credential's Shared Redis URL for Limits and Send Records is set",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',

@@ -3,9 +3,9 @@
  * the field to fix. redis.ts opens the connection.
  */
 /** The credential fields a Redis failure can point at; messages name the one to fix. */
-export const REDIS_URL_FIELD = 'Shared Limit Redis URL';
-export const REDIS_PASSWORD_FIELD = 'Shared Limit Redis Password';
-export const REDIS_CA_FIELD = 'Shared Limit Redis CA Certificate';
+export const REDIS_URL_FIELD = 'Shared Redis URL for Limits and Send Records';
+export const REDIS_PASSWORD_FIELD = 'Shared Redis Password';
+export const REDIS_CA_FIELD = 'Shared Redis CA Certificate';
 
 export interface RedisSettings {
 	url: string;

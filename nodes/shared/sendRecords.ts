@@ -34,7 +34,7 @@ export function recordsUnavailable(node: INode, where: string, what: string, err
 	const message = redis ? `${what} not sent: ${reason}` : `Could not read or write this node's send records in ${where}: ${reason}`;
 	const failure = new NodeOperationError(node, message, {
 		description: redis
-			? `This node's send records are in the credential's Redis (${where}), which could not be used; nothing was sent, as without them a retried execution could text people twice. Fix the field named, or clear Shared Limit Redis URL to keep them in n8n's database.`
+			? `This node's send records are in the credential's Redis (${where}), which could not be used; nothing was sent, as without them a retried execution could text people twice. Fix the field named, or clear Shared Redis URL for Limits and Send Records to keep them in n8n's database.`
 			: 'Nothing was sent: without the records a retried execution could text people twice. Check the n8n database, then run again.',
 	});
 	// n8n swaps a message naming a connection code (ECONNREFUSED) for a generic one; this one names the field to fix.

@@ -28,7 +28,7 @@ import { startSweep } from './sweep';
  * | one n8n process       | per number and window, the highest slot seen taken: where   | module memory; a hint that     |
  * |                       | the database store asks next (recordsDatabase.ts)           | n8n's store answer overrides   |
  * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts), one     |
- * |                       | names a Shared Limit Redis URL                              | connection per process and URL |
+ * |                       | names a Shared Redis URL for Limits and Send Records                              | connection per process and URL |
  * |                       |                                                             | (redis.ts)                     |
  */
 

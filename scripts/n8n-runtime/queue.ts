@@ -94,7 +94,7 @@ export function ensureRedisServer(log: Log): string {
 export interface RunningRedis extends Service {
 	host: string;
 	port: number;
-	/** `redis://127.0.0.1:<port>`, the form the credential's Shared Limit Redis URL takes. */
+	/** `redis://127.0.0.1:<port>`, the form the credential's Shared Redis URL for Limits and Send Records takes. */
 	url: string;
 }
 

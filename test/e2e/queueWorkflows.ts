@@ -12,7 +12,7 @@ export interface GatewayCredentialOptions {
 	gatewayUrl: string;
 	appCode: string;
 	maxPerSecond: number;
-	/** The credential's Shared Limit Redis URL; per-process limits when absent. */
+	/** The credential's Shared Redis URL for Limits and Send Records; per-process limits when absent. */
 	sharedLimitRedisUrl?: string;
 }
 

@@ -83,7 +83,7 @@ describe('shared Redis connection', () => {
 		expect(await redisFor({ url: `redis://alice@${host}`, password: 'alice-secret-3' }, 'owner-acl-1').command('PING', [])).toBe('PONG');
 		expect(await redisFor({ url: `redis://alice:alice-secret-3@${host}` }, 'owner-acl-2').command('PING', [])).toBe('PONG');
 		const refused = await failureOf(redisFor({ url: `redis://alice@${host}`, password: 'not-alices' }, 'owner-acl-3').command('PING', []));
-		expect(refused.message).toMatch(/^"Shared Limit Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
+		expect(refused.message).toMatch(/^"Shared Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
 		expect(refused.message).not.toContain('not-alices');
 	});
 
@@ -98,7 +98,7 @@ describe('shared Redis connection', () => {
 
 	it('names the CA field when the TLS certificate is not trusted', async () => {
 		const failure = await failureOf(redisFor({ url: `rediss://localhost:${tlsRedis.port}`, password: 'tls-secret-7' }, 'owner-tls-3').command('PING', []));
-		expect(failure.field).toBe('Shared Limit Redis CA Certificate');
+		expect(failure.field).toBe('Shared Redis CA Certificate');
 		expect(failure.message).toMatch(/TLS certificate of localhost:\d+ was not accepted/);
 	});
 
@@ -131,7 +131,7 @@ describe('shared Redis connection', () => {
 		execFileSync('redis-cli', ['-p', String(plain.port), 'CLIENT', 'KILL', 'SKIPME', 'yes', 'TYPE', 'normal'], { encoding: 'utf8' });
 		// A call made before this process has seen the close fails, saying so; the next one reconnects.
 		const first = await redis.command('PING', []).catch((error: Error) => error.message);
-		if (first !== 'PONG') expect(first).toMatch(/^"Shared Limit Redis URL": the connection to Redis at 127\.0\.0\.1:\d+ was lost/);
+		if (first !== 'PONG') expect(first).toMatch(/^"Shared Redis URL for Limits and Send Records": the connection to Redis at 127\.0\.0\.1:\d+ was lost/);
 		expect(await redis.command('PING', [])).toBe('PONG');
 	});
 
@@ -143,8 +143,8 @@ describe('shared Redis connection', () => {
 		});
 		expect(parseRedisUrl('redis://:s%40cret@10.0.0.5:6380/2')).toEqual({ host: '10.0.0.5', port: 6380, tls: false, username: undefined, password: 's@cret', database: 2 });
 		expect(parseRedisUrl('rediss://bob@[::1]')).toEqual({ host: '::1', port: 6379, tls: true, username: 'bob', password: undefined, database: 0 });
-		expect(() => parseRedisUrl('http://host')).toThrow(/^"Shared Limit Redis URL": must start with redis:\/\/ or rediss:\/\//);
-		expect(() => parseRedisUrl('not a url')).toThrow(/^"Shared Limit Redis URL": not a URL/);
+		expect(() => parseRedisUrl('http://host')).toThrow(/^"Shared Redis URL for Limits and Send Records": must start with redis:\/\/ or rediss:\/\//);
+		expect(() => parseRedisUrl('not a url')).toThrow(/^"Shared Redis URL for Limits and Send Records": not a URL/);
 		expect(() => parseRedisUrl('redis://host/x')).toThrow(/database number/);
 	});
 });

@@ -141,7 +141,7 @@ describe('send records in Redis', () => {
 			.reserve([{ itemIndex: 0, phone: '13900000004', message: 'x' }], T0)
 			.catch((error: unknown) => error);
 		expect(failure).toBeInstanceOf(RedisUnavailable);
-		expect(String((failure as Error).message)).toMatch(/Shared Limit Redis URL/);
+		expect(String((failure as Error).message)).toMatch(/Shared Redis URL for Limits and Send Records/);
 	});
 });
 

@@ -134,7 +134,7 @@ describe('shared limit faults before an SMS leaves', () => {
 	});
 	afterAll(() => Object.assign(redisTimeouts, defaults));
 
-	const URL_FIELD = /"Shared Limit Redis URL": /;
+	const URL_FIELD = /"Shared Redis URL for Limits and Send Records": /;
 
 	it('nothing listening', async () => {
 		const url = `redis://127.0.0.1:${await freePort()}`;
@@ -175,7 +175,7 @@ describe('shared limit faults before an SMS leaves', () => {
 
 	it('a wrong password, which no message repeats', async () => {
 		const failure = await failureOf(sendOne(smsClient(redis.url, {}, 'wrong-password-9')));
-		expectNotSent(failure, /"Shared Limit Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
+		expectNotSent(failure, /"Shared Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
 		expect(`${failure.message} ${failure.hint}`).not.toMatch(/wrong-password-9|right-password/);
 	});
 
@@ -268,9 +268,9 @@ describe('the credential test', () => {
 		expect(await test(redis.url)).toEqual({ status: 'OK', message: expect.stringMatching(/the shared Redis answered/) });
 		expect(await test(redis.url, 'wrong-one')).toEqual({
 			status: 'Error',
-			message: expect.stringMatching(/^The gateway accepted the appCode, but the shared Redis cannot be used: "Shared Limit Redis Password": Redis at/),
+			message: expect.stringMatching(/^The gateway accepted the appCode, but the shared Redis cannot be used: "Shared Redis Password": Redis at/),
 		});
-		expect(await test(`redis://127.0.0.1:${await freePort()}`)).toEqual({ status: 'Error', message: expect.stringMatching(/"Shared Limit Redis URL": nothing answers at/) });
+		expect(await test(`redis://127.0.0.1:${await freePort()}`)).toEqual({ status: 'Error', message: expect.stringMatching(/"Shared Redis URL for Limits and Send Records": nothing answers at/) });
 	});
 });
 
@@ -293,7 +293,7 @@ describe('the SMS node with a shared limit that fails, then fixed', () => {
 
 	it('says "not sent" with the field to fix, and sends the same message once the URL is fixed', async () => {
 		const failed = await run(`redis://127.0.0.1:${await freePort()}`);
-		expect(failed.error?.message).toMatch(/not sent: "Shared Limit Redis URL": nothing answers at/);
+		expect(failed.error?.message).toMatch(/not sent: "Shared Redis URL for Limits and Send Records": nothing answers at/);
 		expect(failed.error?.message).not.toMatch(/may have been sent/);
 		expect(sendCalls()).toBe(0);
 

@@ -69,8 +69,8 @@ describe('shared limit through Redis', () => {
 	it('an unreachable Redis fails the call with the field to fix, and frees the slot', async () => {
 		const limiter = new GatewayLimiter({ maxConcurrent: 1, maxPerSecond: 5 });
 		limiter.shared = sharedRateFor({ url: 'redis://127.0.0.1:1' }, 'http://gateway.test', 'code-e');
-		await expect(limiter.acquire()).rejects.toThrow(/^"Shared Limit Redis URL": nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
-		await expect(limiter.acquire()).rejects.toThrow(/Shared Limit Redis URL/);
+		await expect(limiter.acquire()).rejects.toThrow(/^"Shared Redis URL for Limits and Send Records": nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
+		await expect(limiter.acquire()).rejects.toThrow(/Shared Redis URL for Limits and Send Records/);
 	});
 
 	it("keeps the credential's keys for an hour after their last use", async () => {
@@ -97,7 +97,7 @@ describe('shared limit through Redis', () => {
 				() => undefined,
 				(error: Error) => error.message,
 			);
-			expect(refusal).toMatch(/^"Shared Limit Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
+			expect(refusal).toMatch(/^"Shared Redis Password": Redis at 127\.0\.0\.1:\d+ refused the login/);
 			expect(refusal).not.toContain('not-it');
 		} finally {
 			await guarded.stop();
