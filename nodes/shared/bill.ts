@@ -92,7 +92,8 @@ export function smsBill(items: INodeExecutionData[]): string {
 		if (isErrorItem(item)) failed++;
 		else if (json.skippedAsRepeat === true) repeats++;
 		else if (json.deduplicated === true) again++;
-		else if (json.taskId) {
+		// A send accepted without a usable task ID carries a warning instead; it was sent all the same.
+		else if (json.taskId || json.warning !== undefined) {
 			sent++;
 			yuan += Number(json.costYuan) || 0;
 			if (typeof json.segments === 'number') segments += json.segments;

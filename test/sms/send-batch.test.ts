@@ -244,4 +244,12 @@ describe('a send the gateway accepted (code 0) whose answer has no usable task I
 		expect(acceptedSends()).toBe(2);
 		expect(requestsTo('/sms/send')).toBe(3);
 	});
+
+	it('counts as sent in the run\'s bill', async () => {
+		emulator.setFaults({ sequence: [{ kind: 'misshapen', path: '/sms/send' }] });
+		const result = await runSms(sendParameters(), [{ phone: '13900012003' }]);
+		expect(result.json()[0]).toMatchObject({ taskId: null, warning: expect.any(String) });
+		const hints = (result.run.data.resultData.runData.SMS?.[0]?.hints ?? []).map((hint) => hint.message);
+		expect(hints[0]).toMatch(/^1 SMS sent/);
+	});
 });

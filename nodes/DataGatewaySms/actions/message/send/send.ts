@@ -12,15 +12,6 @@ function unknownOutcome(error: GatewayFailure, message: string): GatewayFailure 
 	return new GatewayFailure({ kind: 'outcome-unknown', operation: 'smsSend', message, httpStatus: error.httpStatus, hint: UNKNOWN_OUTCOME_HINT });
 }
 
-/**
- * Whether the send certainly did not go out: the gateway refused it, or it failed before the
- * request left ('not-sent', from the limiter, the shared limit or the store).
- */
-function certainlyNotSent(error: unknown): boolean {
-	if (!(error instanceof GatewayFailure)) return true;
-	return callCertainlyFailed(error) || String(error.kind) === 'not-sent';
-}
-
 /** Sends once per item and run; a re-run of the node (Retry On Fail) hands back the earlier task ID. */
 export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcome> {
 	const { ctx, client, memory, records, options } = run;
@@ -70,7 +61,8 @@ export async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcom
 			run.meter.add(costOf(plan));
 			return sentWithoutTaskId(run, plan, base, error, false);
 		}
-		if (certainlyNotSent(error)) {
+		// A refusal, or a failure before the request left ('not-sent'): certainly not sent.
+		if (!(error instanceof GatewayFailure) || callCertainlyFailed(error)) {
 			if (memory.sends.get(plan.key) === entry) memory.sends.delete(plan.key);
 			await records.release([plan.itemIndex]);
 			const nodeError = asNodeError(ctx.getNode(), error, plan.itemIndex);
