@@ -1,7 +1,7 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_LIMITER_SETTINGS } from '../nodes/shared/limiter';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transportSettings';
+import { DEFAULT_LIMITER_SETTINGS } from '../nodes/shared/limits/limiter';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transport/settings';
 
 /**
  * The gateway's appCode and how to reach the gateway. The nodes test it with a free call to the

@@ -12,23 +12,23 @@ export const ACCEPTED_FINDINGS = [
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
-		files: ['nodes/shared/transportPool.ts'],
+		files: ['nodes/shared/transport/pool.ts'],
 		reason: 'the one import of undici, the HTTP client the design card names',
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
-		files: ['nodes/shared/redis.ts'],
+		files: ['nodes/shared/store/redis/connection.ts'],
 		reason:
 			"the one import of ioredis, n8n's own Redis client (issue 19), used only when the credential's Shared Redis URL for Limits and Send Records is set",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
-		files: ['nodes/shared/transportPool.ts'],
+		files: ['nodes/shared/transport/pool.ts'],
 		reason: "reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY of the n8n process, as undici's EnvHttpProxyAgent does, to choose a plain pool when none is set",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
-		files: ['nodes/shared/sweep.ts'],
+		files: ['nodes/shared/state/sweep.ts'],
 		reason:
 			"one unref'd setInterval that bounds the paid-answer memory in time without waiting for a later call (issue 18); it runs only while something is remembered and never keeps n8n alive",
 	},

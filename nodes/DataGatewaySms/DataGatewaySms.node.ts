@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { readmeLink } from '../shared/docs';
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
+import { readmeLink } from '../shared/n8n/readmeLink';
+import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
 import * as message from './actions/message';
 import { router } from './actions/router';
 import * as signature from './actions/signature';

@@ -8,11 +8,11 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
-import { describeSchemaProblem } from '../shared/schemas/envelope';
-import { callbackSchemas } from '../shared/schemas/callbacks';
-import { withIsoTimes } from '../shared/simplify';
-import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/spec';
+import { LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
+import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
+import { withIsoTimes } from '../shared/output/convert';
+import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/gateway/catalog';
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { cidrContains, parseAddress, parseAllowList, type CidrRange } from '../shared/checks/network';
-import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE } from '../shared/spec';
+import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE } from '../shared/gateway/catalog';
 
 /** The HTTP answer to a callback that starts nothing. */
 export interface Rejection {

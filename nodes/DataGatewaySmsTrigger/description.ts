@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { forVersion } from '../shared/description';
-import { readmeLink } from '../shared/docs';
+import { forVersion } from '../shared/n8n/description';
+import { readmeLink } from '../shared/n8n/readmeLink';
 
 export const DEFAULT_DUPLICATE_WINDOW_SECONDS = 600;
 

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { addBillHint } from '../shared/bill';
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/description';
+import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
+import { router } from './actions/router';
 
 export class DataGatewayTelephone implements INodeType {
 	description: INodeTypeDescription = {
@@ -43,8 +43,6 @@ export class DataGatewayTelephone implements INodeType {
 	methods = gatewayMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const items = await identify.execute.call(this);
-		addBillHint(this, 'telephoneIdentify', items);
-		return [items];
+		return await router.call(this);
 	}
 }

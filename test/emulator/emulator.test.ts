@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { PRICES_YUAN } from '../../nodes/shared/spec';
+import { PRICES_YUAN } from '../../nodes/shared/gateway/catalog';
 import { startEmulator, type Emulator } from './server';
 
 let emulator: Emulator;

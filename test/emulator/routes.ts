@@ -5,7 +5,7 @@ import {
 	PRICES_YUAN,
 	TELEPHONE_FREE_DAILY_CALLS,
 	VIOLATION_VEHICLE_TYPES,
-} from '../../nodes/shared/spec';
+} from '../../nodes/shared/gateway/catalog';
 import { CODES } from './codes';
 import * as samples from './samples';
 import type { Answer, SmsState } from './sms';

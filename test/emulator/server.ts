@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE, DEFAULT_SMS_LIMITS, OPERATIONS } from '../../nodes/shared/spec';
+import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE, DEFAULT_SMS_LIMITS, OPERATIONS } from '../../nodes/shared/gateway/catalog';
 import { ADMIN_PREFIX, admin } from './admin';
 import { CODES } from './codes';
 import { FaultState, writeFault, type Faults } from './faults';

@@ -6,7 +6,7 @@ import {
 	RESERVED_VARIABLE_NAMES,
 	REVIEW_STATUS,
 	SMS_TASK_STATUS,
-} from '../../nodes/shared/spec';
+} from '../../nodes/shared/gateway/catalog';
 import { CODES } from './codes';
 import { seedOf } from './samples';
 

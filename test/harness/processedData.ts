@@ -3,7 +3,7 @@ import './n8nEnv';
 import { DataDeduplicationService } from 'n8n-core';
 import type { DeduplicationItemTypes, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator } from 'n8n-workflow';
 
-import { forgetSeenSlots } from '../../nodes/shared/recordsDatabase';
+import { forgetSeenSlots } from '../../nodes/shared/store/sendRecords/databaseStore';
 
 /**
  * n8n's processed-data store, in memory: what n8n keeps in its database table. It reads a node's

@@ -3,7 +3,7 @@ import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { forgetAllExecutionMemory, recordsClock } from '../../nodes/shared/state';
+import { forgetAllExecutionMemory, recordsClock } from '../../nodes/shared/state/executionMemory';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { codeVariable, sendParameters as demoSend } from '../harness/sms';

@@ -1,5 +1,5 @@
-import { asNodeError, toNodeApiError } from '../../nodes/shared/errors';
-import type { AppCodePlacement } from '../../nodes/shared/transportSettings';
+import { asNodeError, toNodeApiError } from '../../nodes/shared/errors/failures';
+import type { AppCodePlacement } from '../../nodes/shared/transport/settings';
 import { client, emulator, failureOf, node, passthrough, useEmulator } from './gatewayClient';
 
 useEmulator();

@@ -1,10 +1,10 @@
 import type { INode } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
-import { GatewayFailure } from '../../nodes/shared/errors';
-import { GatewayClient } from '../../nodes/shared/transport';
-import { resetConnectionPool } from '../../nodes/shared/transportPool';
-import type { GatewaySettings } from '../../nodes/shared/transportSettings';
+import { GatewayFailure } from '../../nodes/shared/errors/failures';
+import { GatewayClient } from '../../nodes/shared/transport/gatewayClient';
+import { resetConnectionPool } from '../../nodes/shared/transport/pool';
+import type { GatewaySettings } from '../../nodes/shared/transport/settings';
 import { startEmulator, type Emulator } from '../emulator/server';
 
 /** Shared setup of the transport test files: one emulator per file, a client on it, and small readers. */

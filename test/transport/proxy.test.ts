@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 
-import { resetConnectionPool } from '../../nodes/shared/transportPool';
+import { resetConnectionPool } from '../../nodes/shared/transport/pool';
 import { client, passthrough, useEmulator } from './gatewayClient';
 
 useEmulator();

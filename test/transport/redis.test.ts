@@ -1,5 +1,5 @@
 /**
- * The shared Redis connection (redis.ts) against real redis-servers (Debian's, installed by the
+ * The shared Redis connection (store/redis/connection.ts) against real redis-servers (Debian's, installed by the
  * helper when missing): TLS with a certificate made here by openssl, ACL user and password,
  * database index, one connection per process and URL, and closing when a credential changes.
  */
@@ -15,7 +15,7 @@ import {
 	RedisScript,
 	RedisUnavailable,
 	releaseRedis,
-} from '../../nodes/shared/redis';
+} from '../../nodes/shared/store/redis/connection';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { makeSelfSignedCertificate } from '../harness/tlsCertificate';
 

@@ -1,5 +1,5 @@
 /**
- * The SMS send records in Redis (recordsRedis.ts) against a real redis-server: two deciders on
+ * The SMS send records in Redis (store/sendRecords/redisStore.ts) against a real redis-server: two deciders on
  * their own connections (two processes) racing on the same batch, counts equal to sends, a
  * certainly-failed send giving back exactly what it took, each key with its own expiry, and key
  * names without the number. Then whole workflows (n8n-core) with the store in Redis and in n8n's
@@ -8,9 +8,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
-import { RedisRecordStore } from '../../nodes/shared/recordsRedis';
-import { closeAllRedis, parseRedisUrl, RedisUnavailable, SharedRedis } from '../../nodes/shared/redis';
-import { SmsSendRecords, type GuardedSend, type SmsLimits } from '../../nodes/shared/smsGuard';
+import { RedisRecordStore } from '../../nodes/shared/store/sendRecords/redisStore';
+import { closeAllRedis, parseRedisUrl, RedisUnavailable, SharedRedis } from '../../nodes/shared/store/redis/connection';
+import { SmsSendRecords, type GuardedSend, type SmsLimits } from '../../nodes/shared/store/sendRecords/rules';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';

@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ICredentialTestFunctions } from 'n8n-workflow';
 
-import { testGatewayCredential } from '../../nodes/shared/client';
-import { toNodeApiError } from '../../nodes/shared/errors';
-import { limiterFor } from '../../nodes/shared/limiter';
-import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
+import { testGatewayCredential } from '../../nodes/shared/transport/clientForNode';
+import { toNodeApiError } from '../../nodes/shared/errors/failures';
+import { limiterFor } from '../../nodes/shared/limits/limiter';
+import { telephoneIdentitySchema } from '../../nodes/shared/gateway/schemas/telephone';
 import { beforeGuard, callsTo, client, emulator, failureOf, node, passthrough, plate, useEmulator } from './gatewayClient';
 
 useEmulator();

@@ -1,7 +1,7 @@
 import { checkLandlineNumber, checkMobileNumber, checkTelephoneNumber } from '../../nodes/shared/checks/phone';
 import { checkSignatureName, checkTemplateContent, checkVariables, messageSize } from '../../nodes/shared/checks/sms';
 import { checkNumberTail, checkPlate } from '../../nodes/shared/checks/vehicle';
-import { DEFAULT_SMS_LIMITS } from '../../nodes/shared/spec';
+import { DEFAULT_SMS_LIMITS } from '../../nodes/shared/gateway/catalog';
 import { sendFields } from '../../nodes/DataGatewaySms/actions/message/send/fields';
 import { deliveryOutcome } from '../../nodes/DataGatewaySms/actions/message/sendAndCheck.operation';
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { executionMemory, executionMemoryStats, forgetAllExecutionMemory, MEMORY_BOUNDS } from '../../nodes/shared/state';
+import { executionMemory, executionMemoryStats, forgetAllExecutionMemory, MEMORY_BOUNDS } from '../../nodes/shared/state/executionMemory';
 
 /** The one thing executionMemory reads of a node's context. */
 const contextOf = (executionId: string) => ({ getExecutionId: () => executionId }) as unknown as IExecuteFunctions;

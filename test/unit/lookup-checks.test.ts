@@ -4,9 +4,9 @@ import { simplifyVehicleDetail } from '../../nodes/DataGatewayVehicle/actions/ve
 import { simplifyViolations } from '../../nodes/DataGatewayVehicle/actions/violation/query.operation';
 import { checkKeyword } from '../../nodes/shared/checks/keyword';
 import { checkDetailVehicleType, checkNumberTail, checkPlate, checkPlatePrefix, checkViolationVehicleType } from '../../nodes/shared/checks/vehicle';
-import { copyrightPageSchema, enterpriseDetailSchema, type CopyrightPage } from '../../nodes/shared/schemas/enterprise';
-import { supportRulesSchema, vehicleDetailSchema, violationsSchema } from '../../nodes/shared/schemas/vehicle';
-import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../../nodes/shared/spec';
+import { copyrightPageSchema, enterpriseDetailSchema, type CopyrightPage } from '../../nodes/shared/gateway/schemas/enterprise';
+import { supportRulesSchema, vehicleDetailSchema, violationsSchema } from '../../nodes/shared/gateway/schemas/vehicle';
+import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../../nodes/shared/gateway/catalog';
 
 describe('plate numbers', () => {
 	it.each([

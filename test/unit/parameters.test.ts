@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeParameters } from 'n8n-workflow';
 
-import { ItemParameters } from '../../nodes/shared/parameters';
+import { ItemParameters } from '../../nodes/shared/n8n/parameters';
 
 function contextWith(parameters: INodeParameters) {
 	const reads: Array<[string, number]> = [];

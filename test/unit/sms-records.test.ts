@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { DatabaseRecordStore, forgetSeenSlots } from '../../nodes/shared/recordsDatabase';
-import { SmsSendRecords, type SmsLimits } from '../../nodes/shared/smsGuard';
-import { nodeRecords, type NodeRecords } from '../../nodes/shared/nodeRecords';
+import { DatabaseRecordStore, forgetSeenSlots } from '../../nodes/shared/store/sendRecords/databaseStore';
+import { SmsSendRecords, type SmsLimits } from '../../nodes/shared/store/sendRecords/rules';
+import { nodeRecords, type NodeRecords } from '../../nodes/shared/store/nodeRecords';
 
 /** The node's records as n8n keeps them: plain values, no times. */
 function memoryRecords(): NodeRecords & { values: Set<string> } {
@@ -23,7 +23,7 @@ function memoryRecords(): NodeRecords & { values: Set<string> } {
 
 beforeEach(() => forgetSeenSlots());
 
-/** The records of one node run over n8n's store, as sendRecords.ts opens them without Redis. */
+/** The records of one node run over n8n's store, as store/sendRecords/open.ts opens them without Redis. */
 function guard(records: NodeRecords, executionId: string, limits: SmsLimits | undefined, windowMinutes: number, scope = 'workflow|node') {
 	return new SmsSendRecords(new DatabaseRecordStore(records, scope, executionId, limits, windowMinutes));
 }

@@ -2,13 +2,13 @@ import { z } from 'zod/v4';
 
 import { refusedForState } from '../../nodes/DataGatewaySms/actions/reviewed';
 import { simplifyIdentity } from '../../nodes/DataGatewayTelephone/actions/identify.operation';
-import { GatewayFailure } from '../../nodes/shared/errors';
-import { GatewayLimiter, LimiterWaitTooLong } from '../../nodes/shared/limiter';
-import { REDACTED, redactSecret } from '../../nodes/shared/redact';
-import { telephoneIdentitySchema } from '../../nodes/shared/schemas/telephone';
-import { describeSchemaProblem, looseInteger, looseNumber, looseString, oneOrMany, record } from '../../nodes/shared/schemas/envelope';
-import { buildQueryString, connectionProblem } from '../../nodes/shared/transportAttempt';
-import { settingsFromCredentials } from '../../nodes/shared/transportSettings';
+import { GatewayFailure } from '../../nodes/shared/errors/failures';
+import { GatewayLimiter, LimiterWaitTooLong } from '../../nodes/shared/limits/limiter';
+import { REDACTED, redactSecret } from '../../nodes/shared/errors/redact';
+import { telephoneIdentitySchema } from '../../nodes/shared/gateway/schemas/telephone';
+import { describeSchemaProblem, looseInteger, looseNumber, looseString, oneOrMany, record } from '../../nodes/shared/gateway/schemas/envelope';
+import { buildQueryString, connectionProblem } from '../../nodes/shared/transport/attempt';
+import { settingsFromCredentials } from '../../nodes/shared/transport/settings';
 
 describe('query string encoding', () => {
 	it('percent-encodes Chinese text as UTF-8 and sends objects as JSON text', () => {

@@ -1,12 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { routeOperation } from '../../shared/router';
-import * as copyright from './copyright';
-import * as registration from './registration';
+import { routeOperation } from '../../shared/n8n/router';
+import * as getAll from './copyright/getAll.operation';
+import * as get from './registration/get.operation';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
-		registration: { get: registration.get },
-		copyright: { getAll: copyright.getAll },
+		registration: { get },
+		copyright: { getAll },
 	});
 }

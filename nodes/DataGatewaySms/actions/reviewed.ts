@@ -1,17 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import type { z } from 'zod/v4';
 
-import { runForEachItem } from '../../shared/batch';
+import { runForEachItem } from '../../shared/n8n/batch';
 import { checkKeyword } from '../../shared/checks/keyword';
 import { checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
-import { callOptions, gatewayClient } from '../../shared/client';
-import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors';
-import { noDataSchema, signatureSchema, templateSchema } from '../../shared/schemas/sms';
-import { withIsoTimes } from '../../shared/simplify';
-import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/spec';
-import { openSendRecords, recordsUnavailable } from '../../shared/sendRecords';
-import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/smsGuard';
-import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state';
+import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
+import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
+import { noDataSchema, signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
+import { withIsoTimes } from '../../shared/output/convert';
+import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/gateway/catalog';
+import { openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
+import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/store/sendRecords/rules';
+import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state/executionMemory';
 
 /**
  * Signatures and templates share one lifecycle (spec section 3): created under review, approved or

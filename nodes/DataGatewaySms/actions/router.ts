@@ -1,14 +1,22 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { routeOperation } from '../../shared/router';
-import * as message from './message';
-import * as signature from './signature';
-import * as template from './template';
+import { routeOperation } from '../../shared/n8n/router';
+import * as getStatus from './message/getStatus.operation';
+import * as send from './message/send.operation';
+import * as sendAndCheck from './message/sendAndCheck.operation';
+import * as createSignature from './signature/create.operation';
+import * as deleteSignature from './signature/delete.operation';
+import * as getSignature from './signature/get.operation';
+import * as updateSignature from './signature/update.operation';
+import * as createTemplate from './template/create.operation';
+import * as deleteTemplate from './template/delete.operation';
+import * as getTemplate from './template/get.operation';
+import * as updateTemplate from './template/update.operation';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
-		message: { send: message.send, sendAndCheck: message.sendAndCheck, getStatus: message.getStatus },
-		signature: { create: signature.create, get: signature.get, update: signature.update, delete: signature.delete },
-		template: { create: template.create, get: template.get, update: template.update, delete: template.delete },
+		message: { send, sendAndCheck, getStatus },
+		signature: { create: createSignature, get: getSignature, update: updateSignature, delete: deleteSignature },
+		template: { create: createTemplate, get: getTemplate, update: updateTemplate, delete: deleteTemplate },
 	});
 }

@@ -1,15 +1,19 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../shared/batch';
-import { ItemParameters } from '../../shared/parameters';
-import { callOptions, gatewayClient } from '../../shared/client';
+import { runForEachItem } from '../../shared/n8n/batch';
+import { ItemParameters } from '../../shared/n8n/parameters';
+import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { checkTelephoneNumber } from '../../shared/checks/phone';
-import { inputError } from '../../shared/errors';
-import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/schemas/telephone';
-import { flagFromIszhapian, htmlToText, toCount } from '../../shared/simplify';
-import { countedCall } from '../../shared/bill';
-import { simplifyProperties, usesFriendlyNames } from '../../shared/description';
-import { friendlyTelephone } from '../../shared/simplified';
+import { inputError } from '../../shared/errors/failures';
+import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/gateway/schemas/telephone';
+import { flagFromIszhapian, htmlToText, toCount } from '../../shared/output/convert';
+import { countedCall } from '../../shared/money/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../shared/n8n/description';
+import { friendlyTelephone } from '../../shared/output/friendly';
+import type { BillKind } from '../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'telephoneIdentify';
 
 export const description: INodeProperties[] = [
 	{

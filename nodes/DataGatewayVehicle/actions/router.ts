@@ -1,12 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { routeOperation } from '../../shared/router';
-import * as vehicle from './vehicle';
-import * as violation from './violation';
+import { routeOperation } from '../../shared/n8n/router';
+import * as getDetail from './vehicle/getDetail.operation';
+import * as getSupportRules from './violation/getSupportRules.operation';
+import * as query from './violation/query.operation';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
-		violation: { getSupportRules: violation.getSupportRules, query: violation.query },
-		vehicle: { getDetail: vehicle.getDetail },
+		violation: { getSupportRules, query },
+		vehicle: { getDetail },
 	});
 }

@@ -7,7 +7,7 @@ import {
 	RESERVED_VARIABLE_NAMES,
 	SIGNATURE_BRACKETS,
 	SINGLE_SEGMENT_MAX_CHARS,
-} from '../spec';
+} from '../gateway/catalog';
 
 /** `undefined` when the input is fine, otherwise what is wrong. */
 export type Problem = string | undefined;

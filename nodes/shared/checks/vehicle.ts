@@ -1,5 +1,5 @@
 /** Vehicle input rules (spec sections 2.2 and 4). Pure functions. */
-import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../spec';
+import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../gateway/catalog';
 import type { CheckResult } from './phone';
 
 /** Province abbreviations that start a mainland plate, plus embassy/consulate plates. */

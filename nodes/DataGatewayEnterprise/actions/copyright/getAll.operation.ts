@@ -1,19 +1,23 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { ItemParameters } from '../../../shared/parameters';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { ItemParameters } from '../../../shared/n8n/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
-import { callOptions, gatewayClient, spendMeter } from '../../../shared/client';
-import { countedCall, countReused } from '../../../shared/bill';
-import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
-import { inputError, MisshapenAnswer } from '../../../shared/errors';
-import { copyrightPageSchema, type CopyrightPage } from '../../../shared/schemas/enterprise';
-import { emptyToNull, withIsoTimes } from '../../../shared/simplify';
-import { friendlyCopyright } from '../../../shared/simplified';
-import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/spec';
-import { certainlyNotBilled, describeCalls, priceOf, roundYuan } from '../../../shared/spend';
-import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state';
-import type { GatewayClient } from '../../../shared/transport';
+import { callOptions, gatewayClient, spendMeter } from '../../../shared/transport/clientForNode';
+import { countedCall, countReused } from '../../../shared/money/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/n8n/description';
+import { inputError, MisshapenAnswer } from '../../../shared/errors/failures';
+import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway/schemas/enterprise';
+import { emptyToNull, withIsoTimes } from '../../../shared/output/convert';
+import { friendlyCopyright } from '../../../shared/output/friendly';
+import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/gateway/catalog';
+import { certainlyNotBilled, describeCalls, priceOf, roundYuan } from '../../../shared/money/spend';
+import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
+import type { GatewayClient } from '../../../shared/transport/gatewayClient';
+import type { BillKind } from '../../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'enterpriseCopyright';
 
 const showFor = { resource: ['copyright'], operation: ['getAll'] };
 

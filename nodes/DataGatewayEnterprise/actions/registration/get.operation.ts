@@ -1,15 +1,19 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { ItemParameters } from '../../../shared/parameters';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { ItemParameters } from '../../../shared/n8n/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
-import { callOptions, gatewayClient } from '../../../shared/client';
-import { countedCall } from '../../../shared/bill';
-import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
-import { inputError } from '../../../shared/errors';
-import { enterpriseDetailSchema, type EnterpriseDetail } from '../../../shared/schemas/enterprise';
-import { emptyToNull } from '../../../shared/simplify';
-import { friendlyEnterprise } from '../../../shared/simplified';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { countedCall } from '../../../shared/money/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/n8n/description';
+import { inputError } from '../../../shared/errors/failures';
+import { enterpriseDetailSchema, type EnterpriseDetail } from '../../../shared/gateway/schemas/enterprise';
+import { emptyToNull } from '../../../shared/output/convert';
+import { friendlyEnterprise } from '../../../shared/output/friendly';
+import type { BillKind } from '../../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'enterpriseDetail';
 
 const showFor = { resource: ['registration'], operation: ['get'] };
 

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { callOptions, gatewayClient } from '../../../shared/client';
-import { inputError } from '../../../shared/errors';
-import { smsTaskSchema, type SmsTask } from '../../../shared/schemas/sms';
-import { withIsoTimes } from '../../../shared/simplify';
-import { SMS_TASK_STATUS_LABELS } from '../../../shared/spec';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { inputError } from '../../../shared/errors/failures';
+import { smsTaskSchema, type SmsTask } from '../../../shared/gateway/schemas/sms';
+import { withIsoTimes } from '../../../shared/output/convert';
+import { SMS_TASK_STATUS_LABELS } from '../../../shared/gateway/catalog';
 
 export const description: INodeProperties[] = [
 	{

@@ -1,12 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { callOptions, gatewayClient } from '../../../shared/client';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { sendFields } from './send/fields';
 import { planSend } from './send/plan';
 import { reserveSends } from './send/records';
 import { startSendRun } from './send/run';
 import { runSends, sendOnce } from './send/send';
+import type { BillKind } from '../../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'sms';
 
 export const description: INodeProperties[] = sendFields(['send', 'sendAndCheck']);
 

@@ -1,14 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { callOptions, gatewayClient } from '../../../shared/client';
-import { asNodeError } from '../../../shared/errors';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { asNodeError } from '../../../shared/errors/failures';
 import { presentTask } from './getStatus.operation';
 import { planSend } from './send/plan';
 import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
 import { reserveSends } from './send/records';
 import { startSendRun, type SendOutcome } from './send/run';
 import { runSends, sendOnce } from './send/send';
+import type { BillKind } from '../../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'sms';
 
 export { deliveryOutcome };
 

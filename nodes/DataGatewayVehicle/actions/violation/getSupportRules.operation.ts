@@ -1,12 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { countedCall } from '../../../shared/bill';
-import { ItemParameters } from '../../../shared/parameters';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { countedCall } from '../../../shared/money/bill';
+import { ItemParameters } from '../../../shared/n8n/parameters';
 import { checkPlatePrefix } from '../../../shared/checks/vehicle';
-import { callOptions, gatewayClient } from '../../../shared/client';
-import { inputError } from '../../../shared/errors';
-import { supportRulesSchema } from '../../../shared/schemas/vehicle';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { inputError } from '../../../shared/errors/failures';
+import { supportRulesSchema } from '../../../shared/gateway/schemas/vehicle';
+import type { BillKind } from '../../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'violationSupport';
 
 const showFor = { resource: ['violation'], operation: ['getSupportRules'] };
 

@@ -1,16 +1,20 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/batch';
-import { ItemParameters } from '../../../shared/parameters';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { ItemParameters } from '../../../shared/n8n/parameters';
 import { checkNumberTail, checkPlate, checkViolationVehicleType, PLATE_FIELD_DESCRIPTION } from '../../../shared/checks/vehicle';
-import { callOptions, gatewayClient } from '../../../shared/client';
-import { countedCall } from '../../../shared/bill';
-import { simplifyProperties, usesFriendlyNames } from '../../../shared/description';
-import { inputError } from '../../../shared/errors';
-import { violationsSchema, type Violations } from '../../../shared/schemas/vehicle';
-import { friendlyViolations } from '../../../shared/simplified';
-import { toCount, withIsoTimes } from '../../../shared/simplify';
-import { VIOLATION_VEHICLE_TYPES } from '../../../shared/spec';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { countedCall } from '../../../shared/money/bill';
+import { simplifyProperties, usesFriendlyNames } from '../../../shared/n8n/description';
+import { inputError } from '../../../shared/errors/failures';
+import { violationsSchema, type Violations } from '../../../shared/gateway/schemas/vehicle';
+import { friendlyViolations } from '../../../shared/output/friendly';
+import { toCount, withIsoTimes } from '../../../shared/output/convert';
+import { VIOLATION_VEHICLE_TYPES } from '../../../shared/gateway/catalog';
+import type { BillKind } from '../../../shared/money/bill';
+
+/** Counted in the run's bill hint. */
+export const bill: BillKind = 'violationQuery';
 
 const showFor = { resource: ['violation'], operation: ['query'] };
 

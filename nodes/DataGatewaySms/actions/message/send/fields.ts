@@ -1,7 +1,7 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import { forVersion } from '../../../../shared/description';
-import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/spec';
+import { forVersion } from '../../../../shared/n8n/description';
+import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
 

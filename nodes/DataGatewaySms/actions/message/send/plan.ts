@@ -2,11 +2,11 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 import { checkMobileNumber } from '../../../../shared/checks/phone';
 import { checkVariables, checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../../shared/checks/sms';
-import { inputError } from '../../../../shared/errors';
-import { signatureSchema, templateSchema } from '../../../../shared/schemas/sms';
-import { messageFingerprint } from '../../../../shared/smsGuard';
-import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/spec';
-import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state';
+import { inputError } from '../../../../shared/errors/failures';
+import { signatureSchema, templateSchema } from '../../../../shared/gateway/schemas/sms';
+import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
+import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
+import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './run';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { asNodeError, GatewayFailure, inputError } from '../../../../shared/errors';
-import { smsTaskSchema, type SmsTask } from '../../../../shared/schemas/sms';
-import { abortableSleep } from '../../../../shared/sleep';
-import { SMS_TASK_STATUS, SMS_TASK_STATUS_LABELS } from '../../../../shared/spec';
+import { asNodeError, GatewayFailure, inputError } from '../../../../shared/errors/failures';
+import { smsTaskSchema, type SmsTask } from '../../../../shared/gateway/schemas/sms';
+import { abortableSleep } from '../../../../shared/limits/abortableSleep';
+import { SMS_TASK_STATUS, SMS_TASK_STATUS_LABELS } from '../../../../shared/gateway/catalog';
 import type { SendRun } from './run';
 
 export const MIN_POLL_INTERVAL_SECONDS = 0.1;

@@ -1,7 +1,7 @@
-import { inputError } from '../../../../shared/errors';
-import { recordsUnavailable } from '../../../../shared/sendRecords';
-import type { SendDecision } from '../../../../shared/smsGuard';
-import { priceOf, roundYuan } from '../../../../shared/spend';
+import { inputError } from '../../../../shared/errors/failures';
+import { recordsUnavailable } from '../../../../shared/store/sendRecords/open';
+import type { SendDecision } from '../../../../shared/store/sendRecords/rules';
+import { priceOf, roundYuan } from '../../../../shared/money/spend';
 import type { SendPlan, SendRun } from './run';
 
 /** What a send costs when delivered: segments × price when the text is known, else one message. */

@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { MessageSize } from '../../../../shared/checks/sms';
-import { spendMeter, type callOptions } from '../../../../shared/client';
-import { inputError } from '../../../../shared/errors';
-import { openSendRecords } from '../../../../shared/sendRecords';
-import type { SendDecision, SmsLimits, SmsSendRecords } from '../../../../shared/smsGuard';
-import { DEFAULT_SMS_LIMITS } from '../../../../shared/spec';
-import type { SpendMeter } from '../../../../shared/spend';
-import { executionMemory, type ExecutionMemory } from '../../../../shared/state';
-import type { GatewayClient } from '../../../../shared/transport';
+import { spendMeter, type callOptions } from '../../../../shared/transport/clientForNode';
+import { inputError } from '../../../../shared/errors/failures';
+import { openSendRecords } from '../../../../shared/store/sendRecords/open';
+import type { SendDecision, SmsLimits, SmsSendRecords } from '../../../../shared/store/sendRecords/rules';
+import { DEFAULT_SMS_LIMITS } from '../../../../shared/gateway/catalog';
+import type { SpendMeter } from '../../../../shared/money/spend';
+import { executionMemory, type ExecutionMemory } from '../../../../shared/state/executionMemory';
+import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
 
 /**
  * The stages of Send (and Send and Check Delivery), one file each:

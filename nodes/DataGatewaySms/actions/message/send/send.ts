@@ -1,6 +1,6 @@
-import { asNodeError, GatewayFailure, MisshapenAnswer } from '../../../../shared/errors';
-import { sendResultSchema } from '../../../../shared/schemas/sms';
-import { callCertainlyFailed, rememberOutcome } from '../../../../shared/state';
+import { asNodeError, GatewayFailure, MisshapenAnswer } from '../../../../shared/errors/failures';
+import { sendResultSchema } from '../../../../shared/gateway/schemas/sms';
+import { callCertainlyFailed, rememberOutcome } from '../../../../shared/state/executionMemory';
 import { costOf, releaseUnsent } from './records';
 import type { SendOutcome, SendPlan, SendRun, SentRequest } from './run';
 

@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { priceOf, roundYuan } from './spend';
-import type { OperationName } from './spec';
+import type { OperationName } from '../gateway/catalog';
 
 /** What one run of one node called; keyed by the run's context object, so it ends with the run. */
 interface Tally {
@@ -118,18 +118,6 @@ export function smsBill(items: INodeExecutionData[]): string {
 export type BillKind = OperationName | 'sms' | 'free';
 
 /** The bill kind of a node's resource and operation. */
-export function billKindOf(resource: string, operation: string): BillKind {
-	const kinds: Record<string, BillKind> = {
-		'violation.query': 'violationQuery',
-		'violation.getSupportRules': 'violationSupport',
-		'vehicle.getDetail': 'vehicleDetail',
-		'registration.get': 'enterpriseDetail',
-		'copyright.getAll': 'enterpriseCopyright',
-		'message.send': 'sms',
-		'message.sendAndCheck': 'sms',
-	};
-	return kinds[`${resource}.${operation}`] ?? 'free';
-}
 
 /** The run's bill as one line. */
 export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {

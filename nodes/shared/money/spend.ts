@@ -1,8 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { GatewayFailure, MisshapenAnswer } from './errors';
-import { executionMemory, type ExecutionMemory } from './state';
-import { OPERATIONS, PRICES_YUAN, type OperationName } from './spec';
+import { GatewayFailure, MisshapenAnswer } from '../errors/failures';
+import { executionMemory, type ExecutionMemory } from '../state/executionMemory';
+import { OPERATIONS, PRICES_YUAN, type OperationName } from '../gateway/catalog';
 
 /** The spec's price of one successful call; 0 for free ones (support rules, queries, status, telephone within its quota). */
 export function priceOf(operation: OperationName): number {

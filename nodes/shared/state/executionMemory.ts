@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { GatewayFailure } from './errors';
-import { forgetMemoryRecords } from './nodeRecords';
+import { GatewayFailure } from '../errors/failures';
+import { forgetMemoryRecords } from '../store/nodeRecords';
 import { startSweep } from './sweep';
 
 /**
@@ -10,26 +10,26 @@ import { startSweep } from './sweep';
  *
  * | lifetime              | what                                                        | where                          |
  * |-----------------------|-------------------------------------------------------------|--------------------------------|
- * | one call              | retry attempts, timeout budget                              | locals in transport.ts         |
+ * | one call              | retry attempts, timeout budget                              | locals in transport/             |
  * | one run of a node     | sends and changes (Retry On Fail keeps the run index, so a  | ExecutionMemory, keyed by      |
  * |                       | re-run finds them; a loop raises it, so a new run sends)    | runKey(): node + run + item    |
  * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
  * |                       | nodes: a loop asking the same paid question does not pay    | id; a timer forgets idle ones  |
  * |                       | twice), money spent per credential                          | (MEMORY_BOUNDS: time and size) |
  * | across executions     | SMS sent (repeat window), per-number counts, creates of     | Redis, when the credential     |
- * |                       | signatures and templates (smsGuard.ts has the rules;        | names one (recordsRedis.ts);   |
- * |                       | sendRecords.ts picks the store)                             | else n8n's processed-data      |
+ * |                       | signatures and templates (store/sendRecords/rules.ts has the rules;        | names one (store/sendRecords/redisStore.ts);   |
+ * |                       | store/sendRecords/open.ts picks the store)                             | else n8n's processed-data      |
  * |                       |                                                             | store, scope node              |
- * |                       |                                                             | (nodeRecords.ts,               |
- * |                       |                                                             | recordsDatabase.ts)            |
+ * |                       |                                                             | (store/nodeRecords.ts,               |
+ * |                       |                                                             | store/sendRecords/databaseStore.ts)            |
  * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
  * |                       | (DataGatewaySmsTrigger/recentEvents.ts)                     | per-process memory             |
- * | one n8n process       | connection pool, limiter (transportPool.ts, limiter.ts)     | module memory; per worker      |
+ * | one n8n process       | connection pool, limiter (transport/pool.ts, limits/limiter.ts)     | module memory; per worker      |
  * | one n8n process       | per number and window, the highest slot seen taken: where   | module memory; a hint that     |
- * |                       | the database store asks next (recordsDatabase.ts)           | n8n's store answer overrides   |
- * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (sharedRate.ts), one     |
+ * |                       | the database store asks next (store/sendRecords/databaseStore.ts)           | n8n's store answer overrides   |
+ * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (limits/sharedRate.ts), one     |
  * |                       | names a Shared Redis URL for Limits and Send Records                              | connection per process and URL |
- * |                       |                                                             | (redis.ts)                     |
+ * |                       |                                                             | (store/redis/connection.ts)                     |
  */
 
 /** The time the records across executions are written with; tests set it to a fixed instant. */

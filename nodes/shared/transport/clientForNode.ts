@@ -6,12 +6,12 @@ import type {
 } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
-import { GatewayFailure } from './errors';
-import { redactSecret } from './redact';
-import { redisFor } from './redis';
-import { SpendMeter } from './spend';
-import { GatewayClient } from './transport';
-import { settingsFromCredentials } from './transportSettings';
+import { GatewayFailure } from '../errors/failures';
+import { redactSecret } from '../errors/redact';
+import { redisFor } from '../store/redis/connection';
+import { SpendMeter } from '../money/spend';
+import { GatewayClient } from './gatewayClient';
+import { settingsFromCredentials } from './settings';
 
 export const CREDENTIAL_NAME = 'dataGatewayApi';
 export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';

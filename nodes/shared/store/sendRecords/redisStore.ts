@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 
-import { RedisScript, type SharedRedis } from './redis';
-import { countWindows, limitProblem, type CountWindow, type GuardedSend, type SendRecordStore, type SmsLimits, type StoreDecision } from './smsGuard';
+import { RedisScript, type SharedRedis } from '../redis/connection';
+import { countWindows, limitProblem, type CountWindow, type GuardedSend, type SendRecordStore, type SmsLimits, type StoreDecision } from './rules';
 
 /**
  * One send's decision, atomic in Redis: a repeat when another execution recorded the message

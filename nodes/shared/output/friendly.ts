@@ -5,10 +5,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { CopyrightPage, EnterpriseDetail } from './schemas/enterprise';
-import type { TelephoneIdentity } from './schemas/telephone';
-import type { VehicleDetail, Violations } from './schemas/vehicle';
-import { emptyToNull, flagFromIszhapian, gatewayTimeToIso, htmlToText, toCount } from './simplify';
+import type { CopyrightPage, EnterpriseDetail } from '../gateway/schemas/enterprise';
+import type { TelephoneIdentity } from '../gateway/schemas/telephone';
+import type { VehicleDetail, Violations } from '../gateway/schemas/vehicle';
+import { emptyToNull, flagFromIszhapian, gatewayTimeToIso, htmlToText, toCount } from './convert';
 
 /** A gateway timestamp as ISO 8601 (China time); text that is not one stays as it came, "-" and "" become null. */
 function isoDate(value: unknown): unknown {

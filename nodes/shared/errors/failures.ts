@@ -2,7 +2,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 
 import { redactKnownSecrets } from './redact';
-import { OPERATIONS, type OperationName } from './spec';
+import { OPERATIONS, type OperationName } from '../gateway/catalog';
 
 /** Why a gateway call failed; decides the message, the hint and whether a retry may help. */
 export type GatewayFailureKind =

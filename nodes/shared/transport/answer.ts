@@ -1,11 +1,11 @@
 import type { z } from 'zod/v4';
 
-import { MisshapenAnswer, type GatewayFailure } from './errors';
-import { redactSecret } from './redact';
-import { describeSchemaProblem, envelopeSchema } from './schemas/envelope';
-import type { OperationName } from './spec';
-import type { MakeFailure } from './transportFailure';
-import { parseRetryAfter } from './transportRetry';
+import { MisshapenAnswer, type GatewayFailure } from '../errors/failures';
+import { redactSecret } from '../errors/redact';
+import { describeSchemaProblem, envelopeSchema } from '../gateway/schemas/envelope';
+import type { OperationName } from '../gateway/catalog';
+import type { MakeFailure } from './failure';
+import { parseRetryAfter } from './retry';
 
 export type Envelope = z.infer<typeof envelopeSchema>;
 

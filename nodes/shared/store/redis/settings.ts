@@ -1,6 +1,6 @@
 /**
  * What the credential says about its Redis: the fields, the URL's parts, and the error that names
- * the field to fix. redis.ts opens the connection.
+ * the field to fix. store/redis/connection.ts opens the connection.
  */
 /** The credential fields a Redis failure can point at; messages name the one to fix. */
 export const REDIS_URL_FIELD = 'Shared Redis URL for Limits and Send Records';

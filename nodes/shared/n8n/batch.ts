@@ -2,12 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError }
 
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { spendMeter } from './client';
-import { asNodeError, MisshapenAnswer } from './errors';
-import { describeCalls, priceOf, type SpendMeter } from './spend';
-import type { OperationName } from './spec';
-import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from './state';
-import type { GatewayClient } from './transport';
+import { spendMeter } from '../transport/clientForNode';
+import { asNodeError, MisshapenAnswer } from '../errors/failures';
+import { describeCalls, priceOf, type SpendMeter } from '../money/spend';
+import type { OperationName } from '../gateway/catalog';
+import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from '../state/executionMemory';
+import type { GatewayClient } from '../transport/gatewayClient';
 
 export interface ItemWork<Plan, Result> {
 	/** Reads and checks the item's parameters. Throws (naming the field) before anything is paid. */

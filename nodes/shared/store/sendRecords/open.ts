@@ -1,11 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
-import { DatabaseRecordStore } from './recordsDatabase';
-import { RedisRecordStore } from './recordsRedis';
-import { redisFor, RedisUnavailable, releaseRedis } from './redis';
-import { SmsSendRecords, type SmsLimits } from './smsGuard';
-import { nodeRecords } from './nodeRecords';
-import type { GatewayClient } from './transport';
+import { DatabaseRecordStore } from './databaseStore';
+import { RedisRecordStore } from './redisStore';
+import { redisFor, RedisUnavailable, releaseRedis } from '../redis/connection';
+import { SmsSendRecords, type SmsLimits } from './rules';
+import { nodeRecords } from '../nodeRecords';
+import type { GatewayClient } from '../../transport/gatewayClient';
 
 /**
  * The send records of one node run: in the Redis the credential names (atomic across every n8n

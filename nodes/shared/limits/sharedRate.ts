@@ -1,13 +1,13 @@
 /**
  * One credential's request rate shared by every n8n process (queue-mode main, workers, webhook
- * processes) through the Redis the credential names (redis.ts), usually the one queue mode already
+ * processes) through the Redis the credential names (store/redis/connection.ts), usually the one queue mode already
  * runs. Each call books its start time in Redis with one atomic script, and a 429 pauses and
  * lowers the rate for all processes at once. Without it, N workers send N times the limit.
  */
 import { createHash } from 'crypto';
 
-import { REDIS_URL_FIELD, RedisScript, RedisUnavailable, redisFor, releaseRedis, type RedisSettings, type SharedRedis } from './redis';
-import { abortableSleep } from './sleep';
+import { REDIS_URL_FIELD, RedisScript, RedisUnavailable, redisFor, releaseRedis, type RedisSettings, type SharedRedis } from '../store/redis/connection';
+import { abortableSleep } from './abortableSleep';
 
 /**
  * The gateway counts arrivals in its own one-second window. A call that leaves a little late
@@ -116,7 +116,7 @@ export class SharedRate {
 }
 
 /**
- * The credential's shared rate: one connection per Redis in this process (redis.ts), keys per
+ * The credential's shared rate: one connection per Redis in this process (store/redis/connection.ts), keys per
  * credential. Without Redis settings, undefined, and the credential's earlier connection is let go.
  */
 export function sharedRateFor(redis: RedisSettings | undefined, baseUrl: string, appCode: string, timeoutMs?: number): SharedRate | undefined {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { recordsClock } from './state';
+import { recordsClock } from '../../state/executionMemory';
 
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
 

@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { OPERATIONS, type OperationName } from './spec';
-import { readHttpAnswer, type AttemptResult } from './transportAnswer';
-import { seconds, type MakeFailure } from './transportFailure';
-import { dispatcher } from './transportPool';
-import type { GatewaySettings } from './transportSettings';
+import { OPERATIONS, type OperationName } from '../gateway/catalog';
+import { readHttpAnswer, type AttemptResult } from './answer';
+import { seconds, type MakeFailure } from './failure';
+import { dispatcher } from './pool';
+import type { GatewaySettings } from './settings';
 
 /** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
 export type QueryValue = string | number | boolean | IDataObject | null | undefined;

@@ -1,7 +1,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { DEFAULT_LIMITER_SETTINGS, type LimiterSettings } from './limiter';
-import { redisSettingsFromCredentials } from './redis';
+import { DEFAULT_LIMITER_SETTINGS, type LimiterSettings } from '../limits/limiter';
+import { redisSettingsFromCredentials } from '../store/redis/connection';
 
 export type AppCodePlacement = 'query' | 'header';
 

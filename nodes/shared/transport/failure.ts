@@ -1,7 +1,7 @@
-import { GatewayFailure, type GatewayFailureKind } from './errors';
-import { REDIS_URL_FIELD, RedisUnavailable } from './redis';
-import { redactSecret } from './redact';
-import type { OperationName } from './spec';
+import { GatewayFailure, type GatewayFailureKind } from '../errors/failures';
+import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/connection';
+import { redactSecret } from '../errors/redact';
+import type { OperationName } from '../gateway/catalog';
 
 export interface FailureDetails {
 	httpStatus?: number;

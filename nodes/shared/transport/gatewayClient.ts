@@ -2,21 +2,21 @@ import { createHash } from 'crypto';
 import type { Logger } from 'n8n-workflow';
 import type { z } from 'zod/v4';
 
-import type { GatewayFailure } from './errors';
-import { GatewayLimiter, LimiterWaitTooLong, limiterFor } from './limiter';
-import { redactSecret, rememberSecret } from './redact';
-import { OPERATIONS, type OperationName } from './spec';
-import { abortableSleep } from './sleep';
-import { readEnvelope, type AttemptResult, type GatewayAnswer } from './transportAnswer';
-import { buildQueryString, GatewayAttempts, type QueryValue } from './transportAttempt';
-import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure } from './transportFailure';
-import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './transportRetry';
-import type { GatewaySettings } from './transportSettings';
+import type { GatewayFailure } from '../errors/failures';
+import { GatewayLimiter, LimiterWaitTooLong, limiterFor } from '../limits/limiter';
+import { redactSecret, rememberSecret } from '../errors/redact';
+import { OPERATIONS, type OperationName } from '../gateway/catalog';
+import { abortableSleep } from '../limits/abortableSleep';
+import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
+import { buildQueryString, GatewayAttempts, type QueryValue } from './attempt';
+import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure } from './failure';
+import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './retry';
+import type { GatewaySettings } from './settings';
 
 // The transport's stages, in order: settings (transportSettings), one attempt over the pooled connection
 // (transportAttempt, transportPool), reading the answer (transportAnswer), and the retry policy (transportRetry).
-export type { GatewayAnswer } from './transportAnswer';
-export type { QueryValue } from './transportAttempt';
+export type { GatewayAnswer } from './answer';
+export type { QueryValue } from './attempt';
 
 export interface CallOptions {
 	signal?: AbortSignal;

@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
 
-import type { RedisSettings } from './redis';
+import type { RedisSettings } from '../store/redis/connection';
 import { sharedRateFor, type SharedRate } from './sharedRate';
-import { abortableSleep } from './sleep';
+import { abortableSleep } from './abortableSleep';
 
 export interface LimiterSettings {
 	/** Requests in flight at once. */

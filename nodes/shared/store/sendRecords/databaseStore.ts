@@ -7,8 +7,8 @@ import {
 	type SendRecordStore,
 	type SmsLimits,
 	type StoreDecision,
-} from './smsGuard';
-import type { NodeRecords } from './nodeRecords';
+} from './rules';
+import type { NodeRecords } from '../nodeRecords';
 
 /**
  * The send records in n8n's processed-data store (NodeRecords): n8n keeps one row of hashed

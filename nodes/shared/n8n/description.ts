@@ -1,6 +1,6 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeProperties, type IDisplayOptions } from 'n8n-workflow';
 
-import { CREDENTIAL_TEST_METHOD, testGatewayCredential } from './client';
+import { CREDENTIAL_TEST_METHOD, testGatewayCredential } from '../transport/clientForNode';
 
 /** One main input and one main output, as every action node has. */
 export const mainConnection = [NodeConnectionTypes.Main];

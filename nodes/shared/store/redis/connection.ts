@@ -9,9 +9,9 @@ import { createHash } from 'crypto';
 // eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- ioredis, n8n's own Redis client (scripts/n8n-accepted-findings.mjs)
 import { Command, Redis } from 'ioredis';
 
-import { REDIS_CA_FIELD, REDIS_PASSWORD_FIELD, REDIS_URL_FIELD, RedisUnavailable, parseRedisUrl, type RedisSettings, type RedisTarget } from './redisSettings';
+import { REDIS_CA_FIELD, REDIS_PASSWORD_FIELD, REDIS_URL_FIELD, RedisUnavailable, parseRedisUrl, type RedisSettings, type RedisTarget } from './settings';
 
-export * from './redisSettings';
+export * from './settings';
 
 /** Deadlines; tests lower them to fail fast. A call may ask for a shorter one (its item's timeout). */
 export const redisTimeouts = {

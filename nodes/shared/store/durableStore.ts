@@ -1,0 +1,53 @@
+/**
+ * The one interface for state that outlives an execution: send records, answers kept for hours,
+ * values seen by earlier runs, counters per day, a send's reference for its delivery report.
+ *
+ * Every decision that two processes may take at once goes through `update`, which reads the keys,
+ * lets `decide` compute the writes from what it read and the store's clock, and applies them only
+ * if none of the keys changed meanwhile (else it reads again and decides again). `decide` must
+ * therefore be pure: it may run more than once for one update.
+ *
+ * Implementations, picked by openDurableStore (store/openStore.ts): Redis (the credential's, or
+ * n8n's queue Redis in queue mode), an SQLite file in n8n's user folder, or process memory.
+ */
+
+/** What a write does to one key: a new value kept for `ttlMs`, or `null` to delete it. */
+export interface StoreWrite {
+	key: string;
+	value: string | null;
+	ttlMs?: number;
+}
+
+export interface StoreDecision<T> {
+	writes: StoreWrite[];
+	result: T;
+}
+
+export type StoreKind = 'redis' | 'sqlite' | 'memory';
+
+export interface DurableStore {
+	readonly kind: StoreKind;
+	/** Names the store for hints and errors (never a password): "Redis at 127.0.0.1:6379", "SQLite file …". */
+	readonly label: string;
+	/** The store's clock in ms since the epoch: one clock for every process that shares the store. */
+	now(): Promise<number>;
+	/** Current values; an expired or absent key reads as undefined. */
+	read(keys: readonly string[]): Promise<Array<string | undefined>>;
+	/**
+	 * Atomic read-decide-write over `keys`. Writes may touch only those keys. Throws StoreUnavailable
+	 * when the store cannot be reached or answers something unexpected; then nothing was written.
+	 */
+	update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T>;
+}
+
+/** The store could not be used; `store` names it, `message` says what failed (no secrets). */
+export class StoreUnavailable extends Error {
+	constructor(
+		readonly store: string,
+		message: string,
+		options?: { cause?: unknown },
+	) {
+		super(message, options);
+		this.name = 'StoreUnavailable';
+	}
+}

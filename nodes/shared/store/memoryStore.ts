@@ -1,0 +1,43 @@
+import type { DurableStore, StoreDecision } from './durableStore';
+
+/**
+ * The last resort: this process's memory, lost on restart and not shared with other processes.
+ * Nodes that fall back to it say so in their hint.
+ */
+export class MemoryStore implements DurableStore {
+	readonly kind = 'memory' as const;
+	readonly label = "this n8n process's memory";
+	private readonly entries = new Map<string, { value: string; expiresAt: number }>();
+
+	constructor(private readonly clock: () => number = Date.now) {}
+
+	async now(): Promise<number> {
+		return this.clock();
+	}
+
+	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
+		const now = this.clock();
+		return keys.map((key) => this.valueOf(key, now));
+	}
+
+	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+		const now = this.clock();
+		const { writes, result } = decide(keys.map((key) => this.valueOf(key, now)), now);
+		for (const write of writes) {
+			if (!keys.includes(write.key)) throw new Error(`A store update wrote ${write.key}, which it did not read`);
+			if (write.value === null) this.entries.delete(write.key);
+			else this.entries.set(write.key, { value: write.value, expiresAt: write.ttlMs ? now + write.ttlMs : Infinity });
+		}
+		return result;
+	}
+
+	private valueOf(key: string, now: number): string | undefined {
+		const entry = this.entries.get(key);
+		if (!entry) return undefined;
+		if (entry.expiresAt <= now) {
+			this.entries.delete(key);
+			return undefined;
+		}
+		return entry.value;
+	}
+}
