@@ -8,7 +8,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { nodeSkeleton } from '../shared/n8n/description';
 import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
 import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
 import { withIsoTimes } from '../shared/output/convert';
@@ -32,17 +32,14 @@ function isCallbackAction(value: unknown): value is CallbackAction {
 
 export class DataGatewaySmsTrigger implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('trigger'),
 		displayName: 'Data Gateway SMS Trigger',
 		name: 'dataGatewaySmsTrigger',
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
 		group: ['trigger'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["events"].join(", ") }}',
 		description: 'Starts a workflow on SMS (短信) delivery reports and on signature and template review results',
 		defaults: { name: 'Data Gateway SMS Trigger' },
-		inputs: [],
-		outputs: mainConnection,
 		webhooks: [
 			{
 				name: 'default',
