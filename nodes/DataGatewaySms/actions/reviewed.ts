@@ -106,6 +106,25 @@ function fields(kind: ReviewedKind, operation: ReviewedOperation): INodeProperti
 	}
 }
 
+/** The Operation dropdown of a reviewed resource. */
+export function reviewedOperationProperty(kind: ReviewedKind): INodeProperties {
+	const noun = kind.label.toLowerCase();
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [kind.resource] } },
+		options: [
+			{ name: 'Create', value: 'create', description: `Submit a new ${noun} for review`, action: `Create a ${noun}` },
+			{ name: 'Delete', value: 'delete', description: `Delete an approved or rejected ${noun} (one under review may be refused)`, action: `Delete a ${noun}` },
+			{ name: 'Get', value: 'get', description: `Get a ${noun} with its review status`, action: `Get a ${noun}` },
+			{ name: 'Update', value: 'update', description: `Modify a rejected ${noun} and resubmit it for review`, action: `Update a ${noun}` },
+		],
+		default: 'create',
+	};
+}
+
 /** Readable status beside the code, and ISO times beside the originals. */
 export function presentReviewed(object: IDataObject): IDataObject {
 	const shaped: IDataObject = { ...object };
