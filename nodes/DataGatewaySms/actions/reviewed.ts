@@ -7,8 +7,8 @@ import { checkSignatureName, checkTemplateContent, type Problem } from '../../sh
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
-import { withIsoTimes } from '../../shared/output/convert';
-import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/gateway/catalog';
+import { presentReviewed } from '../../shared/output/smsObjects';
+import type { OperationName } from '../../shared/gateway/catalog';
 import { openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
 import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/store/sendRecords/rules';
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state/executionMemory';
@@ -123,13 +123,6 @@ export function reviewedOperationProperty(kind: ReviewedKind): INodeProperties {
 		],
 		default: 'create',
 	};
-}
-
-/** Readable status beside the code, and ISO times beside the originals. */
-export function presentReviewed(object: IDataObject): IDataObject {
-	const shaped: IDataObject = { ...object };
-	if (object.status !== undefined && object.status !== null) shaped.statusLabel = REVIEW_STATUS_LABELS[String(object.status)] ?? 'unknown';
-	return withIsoTimes(shaped, ['create_time', 'update_time']) as IDataObject;
 }
 
 /** The lifecycle rule behind a refusal that is about the state; undefined where the state decides nothing. */

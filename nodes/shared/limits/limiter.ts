@@ -1,5 +1,4 @@
-import { createHash } from 'crypto';
-
+import { accountKeyOf } from '../gateway/account';
 import type { RedisSettings } from '../store/redis/connection';
 import { sharedRateFor, type SharedRate } from './sharedRate';
 import { abortableSleep } from './abortableSleep';
@@ -212,7 +211,7 @@ const limiters = new Map<string, GatewayLimiter>();
 
 /** One limiter per credential (base URL + appCode), shared by every node and execution in the process. */
 export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSettings): GatewayLimiter {
-	const key = createHash('sha256').update(`${baseUrl}\n${appCode}`).digest('hex');
+	const key = accountKeyOf(baseUrl, appCode);
 	let limiter = limiters.get(key);
 	if (!limiter) {
 		limiter = new GatewayLimiter(settings);

@@ -44,8 +44,13 @@ function queued<T>(scope: string, work: () => Promise<T>): Promise<T> {
 	return next;
 }
 
+/** Whose records these are: one node of one workflow (its id, or its name where n8n gives no id). */
+export function recordsScope(ctx: IExecuteFunctions): string {
+	return `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+}
+
 export function nodeRecords(ctx: IExecuteFunctions): NodeRecords {
-	const scope = `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+	const scope = recordsScope(ctx);
 	const helpers = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
 	const options = { mode: 'entries' as const, maxEntries: MAX_RECORDS_PER_NODE };
 	if (typeof helpers.checkProcessedAndRecord === 'function' && typeof helpers.removeProcessed === 'function') {

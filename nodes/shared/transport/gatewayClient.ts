@@ -1,10 +1,10 @@
-import { createHash } from 'crypto';
 import type { Logger } from 'n8n-workflow';
 import type { z } from 'zod/v4';
 
 import type { GatewayFailure } from '../errors/failures';
 import { GatewayLimiter, LimiterWaitTooLong, limiterFor } from '../limits/limiter';
 import { redactSecret, rememberSecret } from '../errors/redact';
+import { accountKeyOf } from '../gateway/account';
 import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { abortableSleep } from '../limits/abortableSleep';
 import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
@@ -44,7 +44,7 @@ export class GatewayClient {
 		this.settings = settings;
 		rememberSecret(settings.appCode);
 		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
-		this.accountKey = createHash('sha256').update(`${settings.baseUrl}\n${settings.appCode}`).digest('hex').slice(0, 16);
+		this.accountKey = accountKeyOf(settings.baseUrl, settings.appCode);
 		this.fail = failureMaker(settings.appCode);
 		this.attempts = new GatewayAttempts(settings, this.fail);
 	}
