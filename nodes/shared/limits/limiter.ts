@@ -14,8 +14,6 @@ export interface LimiterSettings {
 	timeoutMs?: number;
 }
 
-export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
-
 /** How far below the rate that drew a 429 the limiter settles. */
 const BACKOFF_FACTOR = 0.95;
 /** After a quiet spell of this length without 429, the adaptive rate creeps up again. */
