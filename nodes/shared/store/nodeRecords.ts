@@ -1,5 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { registerProcessState } from '../state/processState';
+
 /**
  * Values a node records across executions, in n8n's processed-data store (the one behind Remove
  * Duplicates' "seen in previous executions"): n8n's database, so it survives restarts and is
@@ -25,10 +27,7 @@ export const MAX_RECORDS_PER_NODE = 300_000;
 
 const memoryRecords = new Map<string, Set<string>>();
 
-/** Forgets the records kept in this process's memory, as a restart of n8n would (tests only). */
-export function forgetMemoryRecords(): void {
-	memoryRecords.clear();
-}
+registerProcessState('memoryRecords', () => memoryRecords.clear());
 
 /** n8n's store reads a node's record, changes it and writes it back: one change at a time per node and process. */
 const storeQueues = new Map<string, Promise<unknown>>();

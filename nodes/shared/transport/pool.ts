@@ -1,6 +1,8 @@
 // eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
+import { registerProcessState } from '../state/processState';
+
 let sharedDispatcher: Dispatcher | undefined;
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
@@ -18,9 +20,9 @@ export function dispatcher(): Dispatcher {
 	return sharedDispatcher;
 }
 
-/** Drops pooled connections so that changed proxy variables take effect (used by tests and tools). */
-export async function resetConnectionPool(): Promise<void> {
+// Dropping the pool lets changed proxy variables take effect.
+registerProcessState('connectionPool', async () => {
 	const previous = sharedDispatcher;
 	sharedDispatcher = undefined;
 	await previous?.close();
-}
+});

@@ -1,9 +1,11 @@
 /**
- * n8n loads every credential type when it starts and whenever the credential list is shown: the
- * credential file must not pull in the node's clients (undici for HTTP, ioredis for the shared Redis).
+ * What the shipped files load. n8n loads every credential type when it starts and whenever the
+ * credential list is shown: the credential file must not pull in the node's clients (undici for
+ * HTTP, ioredis for the shared Redis). And the tests' entry point stays out of what the nodes load.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 const repo = join(__dirname, '..', '..');
 
@@ -26,5 +28,18 @@ describe('loading the credential type', () => {
 
 	it('the check itself sees ioredis where a node loads it', () => {
 		expect(packagesLoadedBy(join(repo, 'nodes', 'DataGatewaySms', 'DataGatewaySms.node.ts'))).toContain('ioredis');
+	});
+});
+
+describe('the test entry point (nodes/shared/testing.ts)', () => {
+	it('is imported by no node or credential file', () => {
+		const shipped = ['nodes', 'credentials'].flatMap((folder) =>
+			readdirSync(join(repo, folder), { recursive: true, encoding: 'utf8' })
+				.filter((file) => file.endsWith('.ts'))
+				.map((file) => join(repo, folder, file)),
+		);
+		const importers = shipped.filter((file) => /from '[^']*\/testing'/.test(readFileSync(file, 'utf8'))).map((file) => relative(repo, file));
+		expect(shipped.length).toBeGreaterThan(50);
+		expect(importers).toEqual([]);
 	});
 });
