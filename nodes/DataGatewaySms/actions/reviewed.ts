@@ -14,7 +14,7 @@ import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } fr
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state/executionMemory';
 
 /**
- * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
+ * Signatures and templates share one lifecycle (docs/gateway-api.md#states): created under review, approved or
  * rejected, modifiable only when rejected, deletable when approved or rejected. One implementation serves both.
  */
 export interface ReviewedKind {
@@ -138,7 +138,7 @@ function stateRuleHint(kind: ReviewedKind, operation: ReviewedOperation): string
 }
 
 /**
- * Whether the gateway refused a change because of the object's state. The spec shows no codes, so
+ * Whether the gateway refused a change because of the object's state. The gateway shows no codes, so
  * besides the emulator's 40004 the message is read tolerantly; any other refusal keeps its own hint.
  */
 const STATE_REFUSAL_CODE = 40004;

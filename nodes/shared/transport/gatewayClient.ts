@@ -13,8 +13,8 @@ import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure }
 import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './retry';
 import type { GatewaySettings } from './settings';
 
-// The transport's stages, in order: settings (transportSettings), one attempt over the pooled connection
-// (transportAttempt, transportPool), reading the answer (transportAnswer), and the retry policy (transportRetry).
+// The transport's stages, in order: settings (settings.ts), one attempt over the pooled connection
+// (attempt.ts, pool.ts), reading the answer (answer.ts), the retry policy (retry.ts) and the failures (failure.ts).
 export type { GatewayAnswer } from './answer';
 export type { QueryValue } from './attempt';
 

@@ -1,4 +1,4 @@
-// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- undici, the package's HTTP client (scripts/n8n-accepted-findings.mjs)
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 import { registerProcessState } from '../state/processState';
