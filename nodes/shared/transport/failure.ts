@@ -1,5 +1,5 @@
 import { GatewayFailure, type GatewayFailureKind } from '../errors/failures';
-import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/connection';
+import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/settings';
 import { redactSecret } from '../errors/redact';
 import type { OperationName } from '../gateway/catalog';
 import { plural } from '../output/plural';
