@@ -1,4 +1,5 @@
 import type { DurableStore, StoreDecision } from './durableStore';
+import { checkWrittenKeys, lifetimeMs } from './keyName';
 
 /**
  * The last resort: this process's memory, lost on restart and not shared with other processes.
@@ -23,10 +24,10 @@ export class MemoryStore implements DurableStore {
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
 		const now = this.clock();
 		const { writes, result } = decide(keys.map((key) => this.valueOf(key, now)), now);
+		checkWrittenKeys(keys, writes);
 		for (const write of writes) {
-			if (!keys.includes(write.key)) throw new Error(`A store update wrote ${write.key}, which it did not read`);
 			if (write.value === null) this.entries.delete(write.key);
-			else this.entries.set(write.key, { value: write.value, expiresAt: write.ttlMs ? now + write.ttlMs : Infinity });
+			else this.entries.set(write.key, { value: write.value, expiresAt: now + (lifetimeMs(write.ttlMs) ?? Infinity) });
 		}
 		return result;
 	}
