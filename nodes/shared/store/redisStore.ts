@@ -69,6 +69,13 @@ export class RedisDurableStore implements DurableStore {
 	}
 
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+		// Updates of this process to the same keys take turns: they would only collide with each other.
+		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide));
+	}
+
+	private readonly turns = new KeyTurns();
+
+	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
 		const names = keys.map(storedKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
@@ -135,6 +142,29 @@ export class RedisDurableStore implements DurableStore {
 		return new StoreUnavailable(this.label, `${this.label} answered ${describeReply(reply)} to ${what}, which this store does not expect${writes ? '; its writes may or may not have been applied' : ''}`, {
 			maybeWritten: writes,
 		});
+	}
+}
+
+/**
+ * Runs work in call order per key: a call waits for the earlier calls that share any of its keys,
+ * and only for those (no deadlock: each waits only for calls that started before it).
+ */
+class KeyTurns {
+	private readonly last = new Map<string, Promise<unknown>>();
+
+	async run<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+		const unique = [...new Set(keys)];
+		const earlier = unique.map((key) => this.last.get(key)).filter((turn) => turn !== undefined);
+		const mine = Promise.allSettled(earlier).then(work);
+		const done = mine.then(
+			() => undefined,
+			() => undefined,
+		);
+		for (const key of unique) this.last.set(key, done);
+		void done.then(() => {
+			for (const key of unique) if (this.last.get(key) === done) this.last.delete(key);
+		});
+		return await mine;
 	}
 }
 

@@ -172,7 +172,9 @@ CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires_at) WHERE expires_
 	}
 
 	private unavailable(what: string, error: unknown): StoreUnavailable {
-		const detail = error instanceof Error ? error.message : String(error);
+		// node:sqlite's errors may come from another realm (a vm, a test runner): read the message, not the class.
+		const message = (error as { message?: unknown } | undefined)?.message;
+		const detail = typeof message === 'string' ? message : String(error);
 		const code = (error as { errcode?: number; code?: string }).errcode ?? (error as { code?: string }).code;
 		return new StoreUnavailable(this.label, `${this.label} could not be used (${what}: ${detail.slice(0, 200)}); ${sqliteFix(code, detail)}`, { cause: error });
 	}
