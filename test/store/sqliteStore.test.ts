@@ -84,14 +84,25 @@ describe('SQLite durable store', () => {
 		const key = freshKey('waited');
 		const holder = startRacer(['sqlite', file, key, '41', 'hold', '400'], process.execPath);
 		expect(await holder.nextLine()).toBe('locked');
+		// Turns of this process's event loop while the update waits for the lock.
+		let turns = 0;
+		let waiting = true;
+		const turn = () => {
+			turns++;
+			if (waiting) setImmediate(turn);
+		};
+		setImmediate(turn);
 		let decisions = 0;
-		// Synchronous inside: this blocks until the other process commits (well within the busy timeout).
 		const seen = await storeAt(file).update([key], (values) => {
 			decisions++;
 			return { writes: [{ key, value: `${values[0]} and one` }], result: values[0] };
 		});
+		waiting = false;
 		expect(seen).toBe('41');
+		// Decided once, after the other process's commit: its write lock is taken before the read.
 		expect(decisions).toBe(1);
+		// The wait did not hold the event loop (a single synchronous wait would leave no turn at all).
+		expect(turns).toBeGreaterThan(3);
 		expect(await holder.nextLine()).toBe('committed');
 		await holder.ended;
 		expect(await storeAt(file).read([key])).toEqual(['41 and one']);
@@ -103,7 +114,6 @@ describe('SQLite durable store', () => {
 		const store = storeAt(file);
 		await store.read([key]);
 		sqliteTimeouts.busyMs = 100;
-		store.close();
 		const holder = startRacer(['sqlite', file, key, 'theirs', 'hold', '3000'], process.execPath);
 		expect(await holder.nextLine()).toBe('locked');
 		const failure = await unavailable(store.update([key], () => ({ writes: [{ key, value: 'mine' }], result: undefined })));

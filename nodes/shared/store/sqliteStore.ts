@@ -1,9 +1,15 @@
+import { sleep } from 'n8n-workflow';
+
 import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
 import { makeFolderFor, STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule, type SqliteStatement } from './hostEnvironment';
 import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
 
-/** How long a call waits for another process's write to finish; tests lower it. */
-export const sqliteTimeouts = { busyMs: 5_000 };
+export const sqliteTimeouts = {
+	/** How long a call waits in all for another process's write to finish; tests lower it. */
+	busyMs: 5_000,
+	/** One synchronous wait for the lock (it blocks this process's event loop), between pauses. */
+	lockWaitMs: 15,
+};
 
 /** Expired rows removed per update at most, so that no call does a long sweep. */
 const SWEEP_CHUNK = 64;
@@ -20,9 +26,10 @@ interface Statements {
 /**
  * An SQLite file on this host (Node's built-in `node:sqlite`): no server, survives restarts, and
  * atomic across the processes of one host. `update` runs inside BEGIN IMMEDIATE … COMMIT, which
- * takes the file's write lock first, so `decide` runs once; other processes wait up to the busy
- * timeout. The calls are synchronous and short (one indexed row per key). Its clock is this
- * host's, which every process sharing the file shares.
+ * takes the file's write lock before reading, so another process cannot change the keys between
+ * the read and the write. The work is synchronous and short (one indexed row per key); waiting for
+ * another process's lock is not (see `use`). Its clock is this host's, shared by every process
+ * that shares the file.
  */
 export class SqliteDurableStore implements DurableStore {
 	readonly kind = 'sqlite' as const;
@@ -45,7 +52,7 @@ export class SqliteDurableStore implements DurableStore {
 
 	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
 		const now = this.clock();
-		return this.use('reading', (database, statements) => {
+		return await this.use('reading', (database, statements) => {
 			// One read transaction: every key from the same moment.
 			database.exec('BEGIN');
 			try {
@@ -57,7 +64,7 @@ export class SqliteDurableStore implements DurableStore {
 	}
 
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
-		const outcome = this.use('writing', (database, statements): { result: T } | { decideFailed: unknown } => {
+		const outcome = await this.use('writing', (database, statements): { result: T } | { decideFailed: unknown } => {
 			database.exec('BEGIN IMMEDIATE');
 			let committed = false;
 			try {
@@ -128,19 +135,33 @@ export class SqliteDurableStore implements DurableStore {
 		this.nextSweepAt = Number(changes) >= SWEEP_CHUNK ? now : now + SWEEP_PAUSE_MS;
 	}
 
-	/** Runs `work` on the open file; an SQLite failure becomes a StoreUnavailable naming the file and the fix. */
-	private use<T>(what: string, work: (database: SqliteDatabase, statements: Statements) => T): T {
+	/**
+	 * Runs `work` on the open file. While another process holds the write lock, it waits for it in
+	 * short synchronous waits (the lock wait) with pauses between them, so that n8n's other work goes
+	 * on, up to the busy timeout. Any other SQLite failure is a StoreUnavailable naming the file and the fix.
+	 */
+	private async use<T>(what: string, work: (database: SqliteDatabase, statements: Statements) => T): Promise<T> {
+		const started = Date.now();
+		for (;;) {
+			const attempt = this.attempt(what, work);
+			if ('value' in attempt) return attempt.value;
+			if (!attempt.busy || Date.now() - started >= sqliteTimeouts.busyMs) throw attempt.failure;
+			await sleep(1 + Math.floor(Math.random() * 4));
+		}
+	}
+
+	private attempt<T>(what: string, work: (database: SqliteDatabase, statements: Statements) => T): { value: T } | { failure: StoreUnavailable; busy: boolean } {
 		let opened: { database: SqliteDatabase; statements: Statements };
 		try {
 			opened = this.open();
 		} catch (error) {
 			this.close();
-			throw this.unavailable('opening', error);
+			return { failure: this.unavailable('opening', error), busy: isBusy(error) };
 		}
 		try {
-			return work(opened.database, opened.statements);
+			return { value: work(opened.database, opened.statements) };
 		} catch (error) {
-			throw this.unavailable(what, error);
+			return { failure: this.unavailable(what, error), busy: isBusy(error) };
 		}
 	}
 
@@ -150,7 +171,7 @@ export class SqliteDurableStore implements DurableStore {
 		const database = new this.sqlite.DatabaseSync(this.file);
 		let ready = false;
 		try {
-			database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(sqliteTimeouts.busyMs))}`);
+			database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(Math.min(sqliteTimeouts.lockWaitMs, sqliteTimeouts.busyMs)))}`);
 			database.exec('PRAGMA journal_mode = WAL');
 			// With WAL, NORMAL loses nothing when a process dies, only the last commits on a power loss.
 			database.exec('PRAGMA synchronous = NORMAL');
@@ -180,9 +201,16 @@ CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires_at) WHERE expires_
 	}
 }
 
+/** SQLITE_BUSY or SQLITE_LOCKED (sqlite.org/rescode.html): another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+	const { errcode, message } = (error ?? {}) as { errcode?: unknown; message?: unknown };
+	if (typeof errcode === 'number') return (errcode & 0xff) === 5 || (errcode & 0xff) === 6;
+	return typeof message === 'string' && /database is locked|database table is locked/i.test(message);
+}
+
 /** What to do about an SQLite failure, by its result code (sqlite.org/rescode.html). */
 function sqliteFix(code: number | string | undefined, detail: string): string {
-	if (code === 5 || code === 6 || /locked|busy/i.test(detail)) {
+	if ((typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6)) || /locked|busy/i.test(detail)) {
 		return `another process held the file's write lock for more than ${sqliteTimeouts.busyMs / 1000} s; run again, and if it persists look for a process stuck on the file`;
 	}
 	if (code === 11 || code === 26 || /malformed|not a database/i.test(detail)) {
