@@ -126,6 +126,22 @@ describe('SQLite durable store', () => {
 		expect(await increment(store, freshKey('after-busy'))).toBe(1);
 	});
 
+	it("lets n8n's event loop turn during a batch of 500 updates started at once (each one synchronous)", async () => {
+		const store = storeAt(join(folder, 'batch.sqlite'));
+		let turns = 0;
+		let running = true;
+		const turn = () => {
+			turns++;
+			if (running) setImmediate(turn);
+		};
+		setImmediate(turn);
+		const written = await Promise.all(Array.from({ length: 500 }, (_, index) => increment(store, `batch ${index % 50}`)));
+		running = false;
+		expect(written.filter((value) => value === 10)).toHaveLength(50);
+		// Run in one go, the 500 would finish before the event loop's first turn.
+		expect(turns).toBeGreaterThan(1);
+	});
+
 	it('keeps keys as hashes and the expiry as a time', async () => {
 		const file = join(folder, 'names.sqlite');
 		const store = storeAt(file, () => 1_800_000_000_000);

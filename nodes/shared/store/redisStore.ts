@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
+import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
 
@@ -64,6 +65,7 @@ export class RedisDurableStore implements DurableStore {
 
 	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
 		if (keys.length === 0) return [];
+		while (!mayWorkNow()) await nextTurn();
 		const names = keys.map(storedKeyName);
 		return this.valuesFrom(await this.call('MGET', () => this.redis.command('MGET', names)), keys.length);
 	}
@@ -76,6 +78,7 @@ export class RedisDurableStore implements DurableStore {
 	private readonly turns = new KeyTurns();
 
 	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+		while (!mayWorkNow()) await nextTurn();
 		const names = keys.map(storedKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
+import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { makeFolderFor, STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule, type SqliteStatement } from './hostEnvironment';
 import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
 
@@ -143,6 +144,7 @@ export class SqliteDurableStore implements DurableStore {
 	private async use<T>(what: string, work: (database: SqliteDatabase, statements: Statements) => T): Promise<T> {
 		const started = Date.now();
 		for (;;) {
+			while (!mayWorkNow()) await nextTurn();
 			const attempt = this.attempt(what, work);
 			if ('value' in attempt) return attempt.value;
 			if (!attempt.busy || Date.now() - started >= sqliteTimeouts.busyMs) throw attempt.failure;
