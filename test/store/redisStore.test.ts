@@ -177,10 +177,23 @@ describe('Redis durable store', () => {
 				message: /answered a list of 1 to the compare-and-set script/,
 				maybeWritten: true,
 			},
+			{
+				name: 'no answer to the script',
+				replies: { TIME, MGET: ONE_NULL, EVALSHA: '' },
+				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
+				message: /could not be used for the compare-and-set script: no answer from Redis at 127\.0\.0\.1:\d+ within 0\.3 s \(fix it here\)$/,
+				maybeWritten: true,
+			},
+			{
+				name: 'the script refused',
+				replies: { TIME, MGET: ONE_NULL, EVALSHA: "-BUSY Redis is busy running a script\r\n" },
+				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
+				message: /could not be used for the compare-and-set script: Redis at 127\.0\.0\.1:\d+ refused the command \(BUSY Redis is busy running a script\)/,
+			},
 			{ name: 'bytes that are not Redis at all', replies: { TIME: 'HTTP/1.1 400 Bad Request\r\n\r\n' }, call: (store) => store.now(), message: /could not be used for TIME: the connection to Redis at 127\.0\.0\.1:\d+ was lost/ },
 		];
 		it.each(cases)('$name is a StoreUnavailable naming the store', async ({ replies, call, message, maybeWritten }) => {
-			redisTimeouts.commandMs = 2_000;
+			redisTimeouts.commandMs = 300;
 			const url = await fakeRedis(replies);
 			const failure = await unavailable(call(storeOn(redisFor({ url }, `fake:${url}`), 'the fake Redis')));
 			expect(failure.message).toMatch(/^the fake Redis /);

@@ -66,8 +66,7 @@ export class RedisDurableStore implements DurableStore {
 	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
 		if (keys.length === 0) return [];
 		while (!mayWorkNow()) await nextTurn();
-		const names = keys.map(storedKeyName);
-		return this.valuesFrom(await this.call('MGET', () => this.redis.command('MGET', names)), keys.length);
+		return await this.valuesOf(keys.map(storedKeyName));
 	}
 
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
@@ -84,7 +83,7 @@ export class RedisDurableStore implements DurableStore {
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
 		for (let attempt = 1; ; attempt++) {
 			// Both go out at once on the one connection; the script below checks the values anyway.
-			const [time, values] = await Promise.all([this.now(), this.read(keys)]);
+			const [time, values] = await Promise.all([this.now(), names.length ? this.valuesOf(names) : []]);
 			const { writes, result } = decide(values, time);
 			checkWrittenKeys(keys, writes);
 			if (writes.length === 0) return result;
@@ -115,11 +114,12 @@ export class RedisDurableStore implements DurableStore {
 
 	private failed(what: string, error: unknown, writes: boolean): StoreUnavailable {
 		if (error instanceof RedisUnavailable) {
-			// A refusal (OOM, read-only replica) comes before any write; a lost or late answer may follow one.
-			const refused = /refused the command/.test(error.reason);
+			// Only a connection lost after sending, or an answer that came too late, can hide a write; a
+			// refusal (OOM, a read-only replica) or a connection that never opened cannot.
+			const hidden = /was lost|no answer from Redis/.test(error.reason);
 			return new StoreUnavailable(this.label, `${this.label} could not be used for ${what}: ${error.reason} (${this.fix(error)})`, {
 				cause: error,
-				maybeWritten: writes && !refused,
+				maybeWritten: writes && hidden,
 			});
 		}
 		const reason = error instanceof Error ? error.message : String(error);
@@ -134,8 +134,9 @@ export class RedisDurableStore implements DurableStore {
 		throw this.unexpected('TIME', reply);
 	}
 
-	private valuesFrom(reply: unknown, count: number): Array<string | undefined> {
-		if (Array.isArray(reply) && reply.length === count && reply.every((value) => value === null || typeof value === 'string')) {
+	private async valuesOf(names: string[]): Promise<Array<string | undefined>> {
+		const reply = await this.call('MGET', () => this.redis.command('MGET', names));
+		if (Array.isArray(reply) && reply.length === names.length && reply.every((value) => value === null || typeof value === 'string')) {
 			return (reply as Array<string | null>).map((value) => value ?? undefined);
 		}
 		throw this.unexpected('MGET', reply);
