@@ -63,6 +63,15 @@ describe('openDurableStore', () => {
 		expect(storeFallbackNotice(store)).toBeUndefined();
 	});
 
+	it("skips the credential's Redis when asked to, for records a node without the credential (the trigger) reads", async () => {
+		restore = withEnvironment(queueMode());
+		const context = nodeContext({ sharedLimitRedisUrl: credentialRedis.url });
+		const forTrigger = await openDurableStore(context, { withoutCredential: true });
+		expect(forTrigger.label).toBe(`n8n's queue Redis at 127.0.0.1:${queueRedis.port}/3`);
+		expect(forTrigger).toBe(await openDurableStore(webhookContext()));
+		expect((await openDurableStore(context)).label).toBe(`the credential's Redis at 127.0.0.1:${credentialRedis.port}`);
+	});
+
 	it("picks n8n's queue Redis in queue mode, with n8n's database and password, for a node and for a trigger", async () => {
 		restore = withEnvironment(queueMode());
 		const store = await openDurableStore(nodeContext({ sharedLimitRedisUrl: '' }));

@@ -15,15 +15,23 @@ const redisStores = new WeakMap<SharedRedis, RedisDurableStore>();
 const sqliteStores = new Map<string, SqliteDurableStore>();
 let processMemory: MemoryStore | undefined;
 
+export interface OpenOptions {
+	/**
+	 * Skip the credential's Redis: the store that a node without the credential (the SMS Trigger)
+	 * also opens, for records that node must read.
+	 */
+	withoutCredential?: boolean;
+}
+
 /**
  * The durable store for this node. Order: the credential's Redis, n8n's queue Redis in queue
  * mode, an SQLite file in n8n's user folder, this process's memory. Opening sends nothing: a store
  * that cannot be used fails its first call with a StoreUnavailable. Works for a node's execute()
  * and a trigger's webhook() (which may have no credential).
  */
-export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunctions): Promise<DurableStore> {
+export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunctions, options: OpenOptions = {}): Promise<DurableStore> {
 	const node = ctx.getNode();
-	const credential = node.credentials?.[CREDENTIAL_TYPE];
+	const credential = options.withoutCredential ? undefined : node.credentials?.[CREDENTIAL_TYPE];
 	if (credential) {
 		// Tied to the credential, so that a changed URL closes the old connection (store/redis/connection.ts).
 		const owner = `store:${credential.id ?? credential.name}`;
