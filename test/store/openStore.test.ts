@@ -12,7 +12,8 @@ import type { NodeExecutionHint } from 'n8n-workflow';
 import { StoreUnavailable } from '../../nodes/shared/store/durableStore';
 import { storedKeyName } from '../../nodes/shared/store/keyName';
 import { forgetOpenStores, openDurableStore, storeFallbackNotice } from '../../nodes/shared/store/openStore';
-import { closeAllRedis } from '../../nodes/shared/store/redis/connection';
+import { queueRedisSettings } from '../../nodes/shared/store/hostEnvironment';
+import { closeAllRedis, parseRedisUrl } from '../../nodes/shared/store/redis/connection';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { freshKey, increment } from './contract';
 import { nodeContext, webhookContext, withEnvironment } from './selection';
@@ -94,6 +95,15 @@ describe('openDurableStore', () => {
 		const message = (failure as StoreUnavailable).message;
 		expect(message).toMatch(new RegExp(`^n8n's queue Redis at 127\\.0\\.0\\.1:${queueRedis.port}/3 could not be used for TIME: Redis at .* refused the login .*\\(check n8n's QUEUE_BULL_REDIS_\\* settings\\)$`));
 		expect(message).not.toContain('not-the-queue-password');
+	});
+
+	it("reads n8n's queue settings as n8n does: defaults, TLS, a user name, an IPv6 host", () => {
+		restore = withEnvironment({ EXECUTIONS_MODE: 'queue' });
+		expect(queueRedisSettings()).toEqual({ url: 'redis://localhost:6379/0' });
+		restore();
+		restore = withEnvironment({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '::1', QUEUE_BULL_REDIS_PORT: '6380', QUEUE_BULL_REDIS_DB: '4', QUEUE_BULL_REDIS_USERNAME: 'n8n user', QUEUE_BULL_REDIS_PASSWORD: 'p@ss:word', QUEUE_BULL_REDIS_TLS: 'true' });
+		expect(queueRedisSettings()).toEqual({ url: 'rediss://n8n%20user@[::1]:6380/4', password: 'p@ss:word' });
+		expect(parseRedisUrl(queueRedisSettings()?.url ?? '')).toEqual({ host: '::1', port: 6380, tls: true, username: 'n8n user', password: undefined, database: 4 });
 	});
 
 	it('does not use a queue-mode Redis Cluster, nor the queue Redis outside queue mode', async () => {
