@@ -1,4 +1,5 @@
 import type { DurableStore, StoreDecision } from './durableStore';
+import { hostClock } from './hostClock';
 import { checkWrittenKeys, lifetimeMs } from './keyName';
 
 /**
@@ -10,7 +11,7 @@ export class MemoryStore implements DurableStore {
 	readonly label = "this n8n process's memory";
 	private readonly entries = new Map<string, { value: string; expiresAt: number }>();
 
-	constructor(private readonly clock: () => number = Date.now) {}
+	constructor(private readonly clock: () => number = () => hostClock.now()) {}
 
 	async now(): Promise<number> {
 		return this.clock();

@@ -2,6 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
+import { hostClock } from './hostClock';
 import { makeFolderFor, STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule, type SqliteStatement } from './hostEnvironment';
 import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
 
@@ -42,7 +43,7 @@ export class SqliteDurableStore implements DurableStore {
 	constructor(
 		private readonly sqlite: SqliteModule,
 		readonly file: string,
-		private readonly clock: () => number = Date.now,
+		private readonly clock: () => number = () => hostClock.now(),
 	) {
 		this.label = `the SQLite file ${file}`;
 	}
