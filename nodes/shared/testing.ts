@@ -18,6 +18,11 @@ export function forgetSeenSlots(): void {
 	void dropProcessState('seenSlots');
 }
 
+/** Closes the durable stores' SQLite files and forgets every open store, as a restart would. */
+export function forgetOpenStores(): void {
+	void dropProcessState('openStores');
+}
+
 /** Closes every Redis connection of this process. */
 export function closeAllRedis(): void {
 	void dropProcessState('redisConnections');
