@@ -23,10 +23,25 @@ const BACKOFF_FACTOR = 0.95;
 const PROBE_INTERVAL_MS = 5000;
 const PROBE_STEP = 1.05;
 
+/** A wait in words: "3 s", "4.5 min", "23.1 days". */
+function describeWait(ms: number): string {
+	const units: Array<[number, string]> = [
+		[86_400_000, 'days'],
+		[3_600_000, 'h'],
+		[60_000, 'min'],
+	];
+	for (const [size, unit] of units) if (ms >= 2 * size) return `${Math.round((ms / size) * 10) / 10} ${unit}`;
+	return `${Math.ceil(ms / 1000)} s`;
+}
+
 /** Thrown by `acquire` when the start would come after the caller's deadline: it does not wait in vain. */
 export class LimiterWaitTooLong extends Error {
-	constructor(readonly waitMs: number) {
-		super(`calls with this credential are held back for another ${Math.ceil(waitMs / 1000)} s`);
+	constructor(
+		readonly waitMs: number,
+		/** The wait was booked in the shared Redis (limits/sharedRate.ts) rather than in this process. */
+		readonly shared = false,
+	) {
+		super(`calls with this credential are held back for another ${describeWait(waitMs)}${shared ? ' by the rate shared through Redis' : ''}`);
 		this.name = 'LimiterWaitTooLong';
 	}
 }
@@ -101,7 +116,7 @@ export class GatewayLimiter {
 		try {
 			await this.sharedThrottle;
 			const tooLongMs = await shared.waitForStart(this.settings.maxPerSecond, signal, deadline);
-			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs);
+			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs, true);
 			started = true;
 		} finally {
 			if (!started) this.releaseSlot(); // Redis failed or the run was cancelled: give the slot back

@@ -1,4 +1,5 @@
 import { GatewayFailure, type GatewayFailureKind } from '../errors/failures';
+import { LimiterWaitTooLong } from '../limits/limiter';
 import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/connection';
 import { redactSecret } from '../errors/redact';
 import type { OperationName } from '../gateway/catalog';
@@ -33,10 +34,11 @@ function plural(count: number, noun: string) {
 }
 
 /**
- * A failure before the request was written: the limiter, the shared limit's Redis, or a
- * cancellation before dispatch. Nothing reached the gateway, so the item may be run again.
+ * A failure before the request was written: the limiter (or a wait for it longer than the item's
+ * Timeout), the shared limit's Redis, or a cancellation before dispatch. Nothing reached the
+ * gateway, so the item may be run again.
  */
-export function notSentFailure(fail: MakeFailure, operation: OperationName, error: unknown, signal: AbortSignal | undefined): GatewayFailure {
+export function notSentFailure(fail: MakeFailure, operation: OperationName, error: unknown, signal: AbortSignal | undefined, timeoutMs: number): GatewayFailure {
 	if (signal?.aborted) {
 		return fail(operation, 'not-sent', 'not sent: the execution was cancelled before the request left', {
 			hint: 'Nothing reached the gateway; running the item again sends it.',
@@ -45,6 +47,13 @@ export function notSentFailure(fail: MakeFailure, operation: OperationName, erro
 	if (error instanceof RedisUnavailable) {
 		return fail(operation, 'not-sent', `not sent: ${error.message}`, {
 			hint: `Nothing reached the gateway. Fix "${error.field}" in the credential and run the item again, or clear "${REDIS_URL_FIELD}" to limit each n8n process on its own.`,
+		});
+	}
+	if (error instanceof LimiterWaitTooLong) {
+		return fail(operation, 'not-sent', `not sent: ${error.message}, longer than this item may wait (Timeout ${seconds(timeoutMs)} s)`, {
+			hint: error.shared
+				? `Nothing reached the gateway. Another process may have paused this credential, or the shared Redis holds a wrong value: check the Redis of "${REDIS_URL_FIELD}", then run the item again.`
+				: 'Nothing reached the gateway. Raise "Timeout (Seconds)" or "Max Requests per Second" in the credential, or lower "Max Concurrent Requests", then run the item again.',
 		});
 	}
 	const detail = error instanceof Error && error.message ? error.message : String(error);

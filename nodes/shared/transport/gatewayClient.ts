@@ -56,9 +56,10 @@ export class GatewayClient {
 
 	/**
 	 * One item's call. The credential's Timeout bounds it whole, retries and waits included: the
-	 * clock starts when the first attempt gets its turn, each attempt gets what is left, and a
-	 * retry happens only while time remains for it. Waiting for a turn before the first attempt
-	 * (concurrency, rate, a pause after a 429) is not counted.
+	 * clock starts when the first attempt gets its turn, each attempt gets what is left (from its
+	 * request to the last byte of its answer), and a retry happens only while time remains for it.
+	 * The wait for the first turn (rate, a pause after a 429, the shared rate in Redis) is bounded
+	 * by the Timeout too: a longer one fails the item at once, not sent.
 	 */
 	async call<Schema extends z.ZodType>(
 		operation: OperationName,
@@ -77,18 +78,17 @@ export class GatewayClient {
 		for (let attempt = 1; ; attempt++) {
 			let release: () => void;
 			try {
-				release = await this.limiter.acquire(options.signal, deadline === undefined ? undefined : deadline - minAttemptMs);
+				release = await this.limiter.acquire(options.signal, deadline === undefined ? Date.now() + budgetMs : deadline - minAttemptMs);
 			} catch (error) {
-				// The wait ends early only for a cancelled execution, or for a retry (there is a deadline only
-				// after the first attempt) that the limiter would start too late: the last failure stands.
+				// A retry the limiter would start too late is not made: the last failure stands.
 				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
 					throw finalFailure(this.fail, lastFailure, attempt - 1, budgetMs, deadline);
 				}
-				throw notSentFailure(this.fail, operation, error, options.signal);
+				throw notSentFailure(this.fail, operation, error, options.signal, budgetMs);
 			}
 			if (options.signal?.aborted) {
 				release();
-				throw notSentFailure(this.fail, operation, undefined, options.signal);
+				throw notSentFailure(this.fail, operation, undefined, options.signal, budgetMs);
 			}
 			deadline ??= Date.now() + budgetMs;
 			let result: AttemptResult;

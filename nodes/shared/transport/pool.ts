@@ -1,6 +1,9 @@
 // eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
+/** An answer as the pool gives it: status, headers and the body still streaming. */
+export type GatewayResponse = Dispatcher.ResponseData;
+
 let sharedDispatcher: Dispatcher | undefined;
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
