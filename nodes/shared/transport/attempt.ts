@@ -140,6 +140,7 @@ export class GatewayAttempts {
 				}
 				return {
 					retryable: false,
+					mayBeBilled: true,
 					failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
 						httpStatus: statusCode,
 						hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
@@ -156,6 +157,7 @@ export class GatewayAttempts {
 	private tooLarge(operation: OperationName, statusCode: number): AttemptResult {
 		return {
 			retryable: false,
+			mayBeBilled: true,
 			failure: this.fail(
 				operation,
 				'not-json',
@@ -177,12 +179,13 @@ export class GatewayAttempts {
 		deadlinePassed: boolean,
 	): AttemptResult {
 		if (cancelSignal?.aborted) {
-			return { retryable: false, failure: this.fail(operation, 'cancelled', 'the execution was cancelled') };
+			return { retryable: false, mayBeBilled: true, failure: this.fail(operation, 'cancelled', 'the execution was cancelled') };
 		}
 		const code = errorCode(error);
 		if (code === 'ERR_INVALID_URL') {
 			return {
 				retryable: false,
+				mayBeBilled: false,
 				failure: this.fail(operation, 'network', `the Base URL "${this.settings.baseUrl}" is not a valid URL`, {
 					hint: 'Set the Base URL in the credential to the API root, e.g. https://gateway.example.com',
 				}),
@@ -194,6 +197,7 @@ export class GatewayAttempts {
 		if (!idempotent && !neverSent) {
 			return {
 				retryable: false,
+				mayBeBilled: true,
 				failure: this.fail(operation, 'outcome-unknown', `${reason}; the request may have reached the gateway`, {
 					hint: 'It was not repeated, to avoid doing it twice. Check whether it took effect before running it again.',
 				}),
@@ -201,6 +205,7 @@ export class GatewayAttempts {
 		}
 		return {
 			retryable: true,
+			mayBeBilled: !neverSent,
 			failure: this.fail(operation, timedOut ? 'timeout' : 'network', reason, {
 				hint: timedOut
 					? 'Raise "Timeout (Seconds)" in the credential if the gateway is slow.'

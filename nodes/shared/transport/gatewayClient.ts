@@ -11,6 +11,7 @@ import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
 import { buildQueryString, GatewayAttempts, type QueryValue } from './attempt';
 import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure } from './failure';
 import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './retry';
+import { CAP_FIELD, type SpendMeter } from '../money/spend';
 import type { GatewaySettings } from './settings';
 
 // The transport's stages, in order: settings (transportSettings), one attempt over the pooled connection
@@ -21,6 +22,14 @@ export type { QueryValue } from './attempt';
 export interface CallOptions {
 	signal?: AbortSignal;
 	logger?: Logger;
+}
+
+/** The spend of the execution the client calls for: each attempt of a paid call is counted, or refused, there. */
+export type AttemptSpend = Pick<SpendMeter, 'reserveAttempt' | 'refund'>;
+
+/** Identifies the account without holding the appCode itself. */
+export function accountKeyOf(settings: Pick<GatewaySettings, 'baseUrl' | 'appCode'>): string {
+	return createHash('sha256').update(`${settings.baseUrl}\n${settings.appCode}`).digest('hex').slice(0, 16);
 }
 
 /**
@@ -36,15 +45,19 @@ export class GatewayClient {
 	/** Identifies the account without holding the appCode itself. */
 	readonly accountKey: string;
 
+	/** Where the attempts of paid calls are counted against the credential's cap; none for clients outside an execution. */
+	private readonly spend?: AttemptSpend;
+
 	/**
 	 * `ownLimiter` gives the client a limiter of its own instead of the credential's shared one:
 	 * the credential test must answer at once, never wait behind a pause other calls caused.
 	 */
-	constructor(settings: GatewaySettings, { ownLimiter = false }: { ownLimiter?: boolean } = {}) {
+	constructor(settings: GatewaySettings, { ownLimiter = false, spend }: { ownLimiter?: boolean; spend?: AttemptSpend } = {}) {
 		this.settings = settings;
+		this.spend = spend;
 		rememberSecret(settings.appCode);
 		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
-		this.accountKey = createHash('sha256').update(`${settings.baseUrl}\n${settings.appCode}`).digest('hex').slice(0, 16);
+		this.accountKey = accountKeyOf(settings);
 		this.fail = failureMaker(settings.appCode);
 		this.attempts = new GatewayAttempts(settings, this.fail);
 	}
@@ -91,12 +104,18 @@ export class GatewayClient {
 				throw notSentFailure(this.fail, operation, undefined, options.signal, budgetMs);
 			}
 			deadline ??= Date.now() + budgetMs;
+			const reserved = this.spend?.reserveAttempt(operation) ?? { yuan: 0 };
+			if (reserved.refusal !== undefined) {
+				release();
+				throw this.overCap(operation, reserved.refusal, lastFailure, attempt - 1, budgetMs, deadline);
+			}
 			let result: AttemptResult;
 			try {
 				result = await this.attempts.run(operation, params, options.signal, Math.max(1, deadline - Date.now()));
 			} finally {
 				release();
 			}
+			if (!result.mayBeBilled) this.spend?.refund(reserved.yuan);
 
 			if (result.envelope) {
 				this.limiter.onAccepted();
@@ -134,6 +153,21 @@ export class GatewayClient {
 				throw this.fail(operation, 'cancelled', 'the execution was cancelled');
 			}
 		}
+	}
+
+	/**
+	 * An attempt the spending cap does not allow: the first is not sent; a retry is not made, and the
+	 * item fails with the attempt before it, which counts as billed because its answer was lost.
+	 */
+	private overCap(operation: OperationName, refusal: string, lastFailure: GatewayFailure | undefined, attempts: number, budgetMs: number, deadline: number): GatewayFailure {
+		const hint = `Raise ${CAP_FIELD}, or give the node fewer items.`;
+		if (!lastFailure) return this.fail(operation, 'not-sent', `not sent: ${refusal}`, { hint: `Nothing was sent or paid for this item. ${hint}` });
+		const last = finalFailure(this.fail, lastFailure, attempts, budgetMs, deadline);
+		return this.fail(operation, last.kind, `${last.message}; not tried again: ${refusal}`, {
+			httpStatus: last.httpStatus,
+			gatewayCode: last.gatewayCode,
+			hint: `The gateway may have billed the attempt whose answer was lost, so it counts against the cap. Check the item before running it again. ${hint}`,
+		});
 	}
 
 	/** The longest a call waits between attempts, and so the longest the shared pause after a 429 lasts. */
