@@ -108,6 +108,23 @@ describe('every wait is bounded by the Timeout', () => {
 		expect((await callsTo('/telecom/identify')).calls).toBe(0);
 	});
 
+	it('a free slot that does not come within the Timeout is not waited for', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 1 }] });
+		// One slot, held by a call whose answer never comes (its own Timeout is long; it is cancelled at the end).
+		const holder = new AbortController();
+		const held = failureOf(client({ appCode: 'slot-wait-code', timeoutMs: 60_000, limiter: { maxConcurrent: 1, maxPerSecond: 0 } }).call('telephoneIdentify', { tel: '13800138013' }, passthrough, { signal: holder.signal }));
+		const failure = await beforeGuard(
+			failureOf(client({ appCode: 'slot-wait-code', timeoutMs: 500, limiter: { maxConcurrent: 1, maxPerSecond: 0 } }).call('telephoneIdentify', { tel: '13800138014' }, passthrough)),
+			500 + SLACK_MS,
+		);
+		holder.abort();
+		expect((await held).kind).toBe('cancelled');
+		expect(failure.kind).toBe('not-sent');
+		expect(failure.message).toBe('not sent: the one call allowed at a time with this credential stayed busy for longer than this item may wait (Timeout 0.5 s)');
+		expect(failure.hint).toMatch(/raise "Max Concurrent Requests"/);
+		expect((await callsTo('/telecom/identify')).calls).toBe(1);
+	});
+
 	it("a first turn the credential's own rate would give after the Timeout is not waited for", async () => {
 		// One call every 10 s: the second call's turn comes long after its Timeout of 1 s.
 		const limited = client({ timeoutMs: 1000, limiter: { maxConcurrent: 4, maxPerSecond: 0.1 } }, { ownLimiter: true });

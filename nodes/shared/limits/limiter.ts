@@ -34,14 +34,23 @@ function describeWait(ms: number): string {
 	return `${Math.ceil(ms / 1000)} s`;
 }
 
-/** Thrown by `acquire` when the start would come after the caller's deadline: it does not wait in vain. */
+/**
+ * Thrown by `acquire` when the start would come after the caller's deadline (it does not wait in
+ * vain), or when no concurrency slot came free by then.
+ */
 export class LimiterWaitTooLong extends Error {
 	constructor(
-		readonly waitMs: number,
+		/** The wait still ahead; undefined when it is not known (a slot did not come free). */
+		readonly waitMs: number | undefined,
 		/** The wait was booked in the shared Redis (limits/sharedRate.ts) rather than in this process. */
 		readonly shared = false,
+		maxConcurrent = 0,
 	) {
-		super(`calls with this credential are held back for another ${describeWait(waitMs)}${shared ? ' by the rate shared through Redis' : ''}`);
+		super(
+			waitMs === undefined
+				? `${maxConcurrent === 1 ? 'the one call allowed at a time' : `all ${maxConcurrent} calls allowed at once`} with this credential stayed busy`
+				: `calls with this credential are held back for another ${describeWait(waitMs)}${shared ? ' by the rate shared through Redis' : ''}`,
+		);
 		this.name = 'LimiterWaitTooLong';
 	}
 }
@@ -99,7 +108,7 @@ export class GatewayLimiter {
 			this.inFlight++;
 			return this.releaser();
 		}
-		await this.takeConcurrencySlot(signal);
+		await this.takeConcurrencySlot(signal, deadline);
 		let started = false;
 		try {
 			await this.waitForStartTime(signal, deadline);
@@ -111,7 +120,7 @@ export class GatewayLimiter {
 	}
 
 	private async acquireShared(shared: SharedRate, signal?: AbortSignal, deadline?: number): Promise<() => void> {
-		await this.takeConcurrencySlot(signal);
+		await this.takeConcurrencySlot(signal, deadline);
 		let started = false;
 		try {
 			await this.sharedThrottle;
@@ -161,23 +170,35 @@ export class GatewayLimiter {
 		this.learnedPerSecond *= PROBE_STEP;
 	}
 
-	private async takeConcurrencySlot(signal?: AbortSignal) {
-		if (this.inFlight < Math.max(1, this.settings.maxConcurrent)) {
+	/** A slot at once, or the next one released; a wait past `deadline` rejects with LimiterWaitTooLong. */
+	private async takeConcurrencySlot(signal?: AbortSignal, deadline?: number) {
+		const maxConcurrent = Math.max(1, this.settings.maxConcurrent);
+		if (this.inFlight < maxConcurrent) {
 			this.inFlight++;
 			return;
 		}
+		// Only a call that waits pays for a timer: the platform's, let go once nothing listens to it.
+		const expiry = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(1, deadline - Date.now()));
 		await new Promise<void>((resolve, reject) => {
-			const onAbort = () => {
+			const stop = (error: unknown) => {
 				const index = this.waiters.indexOf(grant);
 				if (index >= 0) this.waiters.splice(index, 1);
-				reject(signal?.reason ?? new Error('Cancelled'));
+				unlisten();
+				reject(error);
+			};
+			const onAbort = () => stop(signal?.reason ?? new Error('Cancelled'));
+			const onExpiry = () => stop(new LimiterWaitTooLong(undefined, false, maxConcurrent));
+			const unlisten = () => {
+				signal?.removeEventListener('abort', onAbort);
+				expiry?.removeEventListener('abort', onExpiry);
 			};
 			const grant = () => {
-				signal?.removeEventListener('abort', onAbort);
+				unlisten();
 				resolve();
 			};
 			if (signal?.aborted) return onAbort();
 			signal?.addEventListener('abort', onAbort, { once: true });
+			expiry?.addEventListener('abort', onExpiry, { once: true });
 			this.waiters.push(grant);
 		});
 	}

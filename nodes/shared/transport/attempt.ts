@@ -40,7 +40,7 @@ const CONNECTION_PROBLEMS: Record<string, string> = {
 };
 
 export function connectionProblem(code: string | undefined, error: unknown): string {
-	const known = code === undefined ? undefined : CONNECTION_PROBLEMS[code];
+	const known = code !== undefined && Object.hasOwn(CONNECTION_PROBLEMS, code) ? CONNECTION_PROBLEMS[code] : undefined;
 	if (known) return `${known} (${code})`;
 	const detail = code ?? (error instanceof Error && error.message ? error.message : 'unknown error');
 	return `the connection to the gateway failed (${detail})`;

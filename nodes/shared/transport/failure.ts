@@ -50,10 +50,13 @@ export function notSentFailure(fail: MakeFailure, operation: OperationName, erro
 		});
 	}
 	if (error instanceof LimiterWaitTooLong) {
-		return fail(operation, 'not-sent', `not sent: ${error.message}, longer than this item may wait (Timeout ${seconds(timeoutMs)} s)`, {
+		const waited = `${error.waitMs === undefined ? ' for' : ','} longer than this item may wait (Timeout ${seconds(timeoutMs)} s)`;
+		return fail(operation, 'not-sent', `not sent: ${error.message}${waited}`, {
 			hint: error.shared
 				? `Nothing reached the gateway. Another process may have paused this credential, or the shared Redis holds a wrong value: check the Redis of "${REDIS_URL_FIELD}", then run the item again.`
-				: 'Nothing reached the gateway. Raise "Timeout (Seconds)" or "Max Requests per Second" in the credential, or lower "Max Concurrent Requests", then run the item again.',
+				: error.waitMs === undefined
+					? 'Nothing reached the gateway. Other calls with this credential held every slot: raise "Max Concurrent Requests" or "Timeout (Seconds)" in the credential, or run fewer executions at once, then run the item again.'
+					: 'Nothing reached the gateway. Raise "Timeout (Seconds)" or "Max Requests per Second" in the credential, or lower "Max Concurrent Requests", then run the item again.',
 		});
 	}
 	const detail = error instanceof Error && error.message ? error.message : String(error);
