@@ -71,8 +71,9 @@ export class GatewayClient {
 	 * One item's call. The credential's Timeout bounds it whole, retries and waits included: the
 	 * clock starts when the first attempt gets its turn, each attempt gets what is left (from its
 	 * request to the last byte of its answer), and a retry happens only while time remains for it.
-	 * The wait for the first turn (rate, a pause after a 429, the shared rate in Redis) is bounded
-	 * by the Timeout too: a longer one fails the item at once, not sent.
+	 * The wait for the first turn (a free slot, the rate, a pause after a 429, the shared rate in
+	 * Redis) is bounded by the Timeout too: a longer one fails the item at once, not sent. Each
+	 * attempt of a paid call counts against the spending cap before it is sent (see overCap).
 	 */
 	async call<Schema extends z.ZodType>(
 		operation: OperationName,
@@ -87,6 +88,7 @@ export class GatewayClient {
 		const minAttemptMs = Math.min(MIN_ATTEMPT_MS, budgetMs / 4);
 		let deadline: number | undefined;
 		let lastFailure: GatewayFailure | undefined;
+		let lastMayBeBilled = false;
 
 		for (let attempt = 1; ; attempt++) {
 			let release: () => void;
@@ -107,7 +109,7 @@ export class GatewayClient {
 			const reserved = this.spend?.reserveAttempt(operation) ?? { yuan: 0 };
 			if (reserved.refusal !== undefined) {
 				release();
-				throw this.overCap(operation, reserved.refusal, lastFailure, attempt - 1, budgetMs, deadline);
+				throw this.overCap(operation, reserved.refusal, lastFailure && { failure: lastFailure, mayBeBilled: lastMayBeBilled }, attempt - 1, budgetMs, deadline);
 			}
 			let result: AttemptResult;
 			try {
@@ -123,6 +125,7 @@ export class GatewayClient {
 			}
 			const failure = result.failure as GatewayFailure;
 			lastFailure = failure;
+			lastMayBeBilled = result.mayBeBilled;
 			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
 			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
 			if (failure.httpStatus === 429) this.limiter.onThrottled(Math.min(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs()));
@@ -157,16 +160,25 @@ export class GatewayClient {
 
 	/**
 	 * An attempt the spending cap does not allow: the first is not sent; a retry is not made, and the
-	 * item fails with the attempt before it, which counts as billed because its answer was lost.
+	 * item fails with the attempt before it (which still counts when its answer may have been billed).
 	 */
-	private overCap(operation: OperationName, refusal: string, lastFailure: GatewayFailure | undefined, attempts: number, budgetMs: number, deadline: number): GatewayFailure {
+	private overCap(
+		operation: OperationName,
+		refusal: string,
+		last: { failure: GatewayFailure; mayBeBilled: boolean } | undefined,
+		attempts: number,
+		budgetMs: number,
+		deadline: number,
+	): GatewayFailure {
 		const hint = `Raise ${CAP_FIELD}, or give the node fewer items.`;
-		if (!lastFailure) return this.fail(operation, 'not-sent', `not sent: ${refusal}`, { hint: `Nothing was sent or paid for this item. ${hint}` });
-		const last = finalFailure(this.fail, lastFailure, attempts, budgetMs, deadline);
-		return this.fail(operation, last.kind, `${last.message}; not tried again: ${refusal}`, {
-			httpStatus: last.httpStatus,
-			gatewayCode: last.gatewayCode,
-			hint: `The gateway may have billed the attempt whose answer was lost, so it counts against the cap. Check the item before running it again. ${hint}`,
+		if (!last) return this.fail(operation, 'not-sent', `not sent: ${refusal}`, { hint: `Nothing was sent or paid for this item. ${hint}` });
+		const failure = finalFailure(this.fail, last.failure, attempts, budgetMs, deadline);
+		return this.fail(operation, failure.kind, `${failure.message}; not tried again: ${refusal}`, {
+			httpStatus: failure.httpStatus,
+			gatewayCode: failure.gatewayCode,
+			hint: last.mayBeBilled
+				? `The gateway may have billed the attempt whose answer was lost, so it counts against the cap. Check the item before running it again. ${hint}`
+				: `Other paid calls of this execution reached the cap meanwhile. ${hint}`,
 		});
 	}
 
