@@ -107,6 +107,8 @@ describe('property: whatever answers are lost, and where, the cap never counts b
 		'/car/query': { parameters: (plate: string): INodeParameters => detail(plate), price: 1.2, type: vehicle },
 		'/luoz/query': { parameters: (plate: string): INodeParameters => ({ resource: 'violation', operation: 'query', carNumber: plate }), price: 0.04, type: vehicle },
 		'/enterprise/detail_info': { parameters: (plate: string): INodeParameters => ({ resource: 'registration', operation: 'get', keyword: `${plate}公司` }), price: 0.35, type: enterprise },
+		// One page of a listing per item: its pages count as they come.
+		'/enterprise/copyright': { parameters: (plate: string): INodeParameters => ({ resource: 'copyright', operation: 'getAll', keyword: `${plate}公司`, limit: 10 }), price: 0.2, type: enterprise },
 	};
 	const FAULTS: FaultKind[] = ['resetAfterBilling', 'hangAfterBilling', 'reset', 'hang', '500', '502', 'truncated', 'malformed'];
 	/** Each node asks about its own plates, so that both nodes call. */
@@ -151,7 +153,7 @@ describe('property: whatever answers are lost, and where, the cap never counts b
 					expect(spent).toBeLessThanOrEqual(cap + 1e-9);
 				},
 			),
-			{ numRuns: 40 },
+			{ numRuns: 50 },
 		);
 	}, 120_000);
 });
