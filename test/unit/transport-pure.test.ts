@@ -56,6 +56,7 @@ describe('redaction', () => {
 		['a query parameter cut to 1 character, then more parameters', `?appCode=${secret.slice(0, 1)}&tel=1`, `?appCode=${REDACTED}&tel=1`],
 		['a header cut to 3 characters', `Authorization: AppCode ${secret.slice(0, 3)}`, `Authorization: AppCode ${REDACTED}`],
 		['an echoed JSON field', `{"appCode":"${secret.slice(0, 4)}","tel":"1"}`, `{"appCode":"${REDACTED}","tel":"1"}`],
+		['an echoed header in JSON, lower case', `{"authorization":"appcode ${secret.slice(0, 2)}"}`, `{"authorization":"appcode ${REDACTED}"}`],
 	])('removes the value of %s, however short', (_label, text, expected) => {
 		expect(redactSecret(text, secret)).toBe(expected);
 		// Also where the client that knows the code is not at hand: any appCode value is masked.
@@ -63,7 +64,7 @@ describe('redaction', () => {
 	});
 
 	it('leaves sentences that name the appCode alone', () => {
-		const hint = 'Paste the appCode of your gateway account; App Code is empty. The gateway is rate-limiting this appCode.';
+		const hint = 'Paste the appCode of your gateway account; App Code is empty. AppCode is invalid. The gateway is rate-limiting this appCode.';
 		expect(redactSecret(hint, secret)).toBe(hint);
 	});
 

@@ -11,11 +11,16 @@ function formsOf(secret: string): string[] {
 
 /**
  * Where an appCode is written by name, its value goes whatever it is or how short a cut left it: the
- * query parameter (`appCode=…`, also as JSON `"appCode":"…"`) and the header (`AppCode …`) that
+ * query parameter (`appCode=…`, also as JSON `"appCode":"…"`) and the header (`Authorization: AppCode …`) that
  * docs/gateway-api.md describes. Values stop at characters that end a parameter, a header or a JSON
  * string, so the text around them (and JSON holding them) stays as it was.
  */
-const NAMED_APP_CODE = [/(\bappCode=)[^&\s"'\\<>#]+/gi, /(\bAppCode[ \t]+)[^\s"'\\<>&,;]+/g, /("appCode"\s*:\s*")[^"\\]+/gi];
+const NAMED_APP_CODE = [
+	/(\bappCode=)[^&\s"'\\<>#]+/gi,
+	// Anchored on the header's name: a gateway message such as "AppCode is invalid" stays readable.
+	/(\bauthorization["']?\s*[:=]\s*["']?AppCode[ \t]+)[^\s"'\\<>&,;]+/gi,
+	/("appCode"\s*:\s*")[^"\\]+/gi,
+];
 
 function redactNamedAppCode(text: string): string {
 	let result = text;
