@@ -47,6 +47,23 @@ describe('the Timeout bounds each attempt from the request to the last byte', ()
 		expect(callCertainlyFailed(failure)).toBe(false);
 	});
 
+	it('a cancelled execution ends an attempt whose body is still arriving', async () => {
+		await emulator.setFaults({ sequence: [{ kind: 'trickle' }] });
+		const cancel = new AbortController();
+		const call = failureOf(client({ timeoutMs: 30_000 }).call('telephoneIdentify', { tel: '13800138015' }, passthrough, { signal: cancel.signal }));
+		// Cancelled once the request has reached the gateway, whose answer trickles for seconds; the Timeout is far off.
+		await beforeGuard(
+			(async () => {
+				while ((await callsTo('/telecom/identify')).calls === 0) await new Promise((resolve) => setImmediate(resolve));
+			})(),
+			5000,
+		);
+		cancel.abort();
+		const failure = await beforeGuard(call, 5000);
+		expect(failure.kind).toBe('cancelled');
+		expect(failure.message).toBe('the execution was cancelled');
+	});
+
 	it('a quick answer after a slow one: the deadline of one attempt never touches the next', async () => {
 		await emulator.setFaults({ sequence: [{ kind: 'hang', count: 1 }] });
 		const slow = await failureOf(client({ timeoutMs: 300, maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138011' }, passthrough));
