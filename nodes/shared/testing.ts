@@ -6,6 +6,7 @@ import { dropProcessState } from './state/processState';
 
 export { executionMemoryStats } from './state/executionMemory';
 export { openRedisCount } from './store/redis/connection';
+export { memoryRecordsHeld } from './store/nodeRecords';
 
 /** Forgets every execution's memory and the records kept in memory, as a restart of n8n would. */
 export function forgetAllExecutionMemory(): void {

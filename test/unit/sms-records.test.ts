@@ -2,8 +2,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { DatabaseRecordStore } from '../../nodes/shared/store/sendRecords/databaseStore';
 import { SmsSendRecords, type SmsLimits } from '../../nodes/shared/store/sendRecords/rules';
-import { nodeRecords, type NodeRecords } from '../../nodes/shared/store/nodeRecords';
-import { forgetSeenSlots } from '../../nodes/shared/testing';
+import { MAX_RECORDS_PER_NODE, MEMORY_RECORD_LIFETIME_MS, nodeRecords, type NodeRecords } from '../../nodes/shared/store/nodeRecords';
+import { forgetAllExecutionMemory, forgetSeenSlots, memoryRecordsHeld } from '../../nodes/shared/testing';
 
 /** The node's records as n8n keeps them: plain values, no times. */
 function memoryRecords(): NodeRecords & { values: Set<string> } {
@@ -170,5 +170,45 @@ describe('node records without n8n\'s store', () => {
 		expect(records.acrossRestarts).toBe(false);
 		expect((await records.checkAndRecord(['a'])).before.size).toBe(0);
 		expect((await nodeRecords(ctx).checkAndRecord(['a'])).before.has('a')).toBe(true);
+	});
+
+	const nodeCtx = (nodeId: string) =>
+		({ helpers: {}, getWorkflow: () => ({ id: 'w' }), getNode: () => ({ id: nodeId, name: 'SMS' }) }) as unknown as IExecuteFunctions;
+
+	describe('are bounded in time and number', () => {
+		const T0 = Date.UTC(2026, 0, 5, 8, 0, 0);
+		beforeEach(() => {
+			forgetAllExecutionMemory();
+			jest.useFakeTimers({ now: T0 });
+		});
+		afterEach(() => {
+			forgetAllExecutionMemory();
+			jest.useRealTimers();
+		});
+
+		it('a value expires after its lifetime; recording it again renews it', async () => {
+			const records = nodeRecords(nodeCtx('lifetime'));
+			await records.checkAndRecord(['old', 'renewed']);
+			jest.setSystemTime(T0 + MEMORY_RECORD_LIFETIME_MS - 60_000);
+			expect((await records.checkAndRecord(['renewed'])).before).toEqual(new Set(['renewed']));
+			jest.setSystemTime(T0 + MEMORY_RECORD_LIFETIME_MS + 60_000);
+			const { before } = await records.checkAndRecord(['old', 'renewed']);
+			expect(before).toEqual(new Set(['renewed']));
+		});
+
+		it('a node that is never run again is swept, and the memory is given back', async () => {
+			await nodeRecords(nodeCtx('idle')).checkAndRecord(['a', 'b', 'c']);
+			expect(memoryRecordsHeld()).toBe(3);
+			jest.advanceTimersByTime(MEMORY_RECORD_LIFETIME_MS + 3_600_000);
+			expect(memoryRecordsHeld()).toBe(0);
+		});
+
+		it(`keeps at most ${MAX_RECORDS_PER_NODE} values per node, dropping the oldest, as n8n's store does`, async () => {
+			const records = nodeRecords(nodeCtx('bounded'));
+			await records.checkAndRecord(Array.from({ length: MAX_RECORDS_PER_NODE }, (_, index) => `v${index}`));
+			await records.checkAndRecord(['newest']);
+			expect(memoryRecordsHeld()).toBe(MAX_RECORDS_PER_NODE);
+			expect((await records.checkAndRecord(['v0', 'v2', 'newest'])).before).toEqual(new Set(['v2', 'newest']));
+		});
 	});
 });

@@ -3,7 +3,7 @@ import type { z } from 'zod/v4';
 
 import { runForEachItem } from '../../shared/n8n/batch';
 import { checkKeyword } from '../../shared/checks/keyword';
-import { checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
+import { checkGatewayId, checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
@@ -201,9 +201,9 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
 				const params: Record<string, string | number> = {};
 				if (operation !== 'create') {
-					const id = Number(this.getNodeParameter('id', itemIndex, 0));
-					if (!Number.isInteger(id) || id <= 0) throw fail(`${kind.label} ID`, `"${id}" is not a positive whole number`, `Use the ID that Create returned.`);
-					params.id = id;
+					const checked = checkGatewayId(this.getNodeParameter('id', itemIndex, ''));
+					if (checked.problem !== undefined) throw fail(`${kind.label} ID`, checked.problem, `Use the ID that Create returned.`);
+					params.id = checked.id;
 				}
 				if (operation === 'create' || operation === 'update') {
 					const name = String(this.getNodeParameter('name', itemIndex, '')).trim();

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { registerProcessState } from '../state/processState';
+import { startSweep } from '../state/sweep';
 
 /**
  * Values a node records across executions, in n8n's processed-data store (the one behind Remove
@@ -9,7 +10,8 @@ import { registerProcessState } from '../state/processState';
  * time windows are written into the values. It keeps one row per node that every call reads,
  * changes and writes back whole, with no lock: calls are serialised within this process, and
  * two processes at once can both see a value as new. Where n8n gives no such store (an n8n
- * without the helpers), the records live in this process's memory and `acrossRestarts` is false.
+ * without the helpers), the records live in this process's memory for a bounded time and
+ * `acrossRestarts` is false.
  */
 export interface NodeRecords {
 	acrossRestarts: boolean;
@@ -25,9 +27,76 @@ export interface NodeRecords {
  */
 export const MAX_RECORDS_PER_NODE = 300_000;
 
-const memoryRecords = new Map<string, Set<string>>();
+/**
+ * The memory fallback keeps a value this long after it was last recorded: twice the longest window
+ * the send records count in (a calendar day), so every count and the default repeat window hold.
+ * It also keeps at most MAX_RECORDS_PER_NODE values per node, dropping the oldest, as n8n's store does.
+ */
+export const MEMORY_RECORD_LIFETIME_MS = 48 * 3_600_000;
+const MEMORY_SWEEP_MS = 3_600_000;
 
-registerProcessState('memoryRecords', () => memoryRecords.clear());
+/** Per node, each value and when it was last recorded, oldest first (a value recorded again moves last). */
+const memoryRecords = new Map<string, Map<string, number>>();
+let memorySweep: { stop(): void } | undefined;
+
+registerProcessState('memoryRecords', forgetMemoryRecords);
+
+/** Forgets the records kept in this process's memory, as a restart of n8n would. */
+function forgetMemoryRecords(): void {
+	memoryRecords.clear();
+	memorySweep?.stop();
+	memorySweep = undefined;
+}
+
+/** How many values the memory fallback holds over all nodes (read by tests through testing.ts). */
+export function memoryRecordsHeld(): number {
+	let held = 0;
+	for (const records of memoryRecords.values()) held += records.size;
+	return held;
+}
+
+/** Drops a node's values past their lifetime or beyond the bound, oldest first, and the node once it has none. */
+function dropExpired(scope: string, records: Map<string, number>, now: number) {
+	for (const [value, recordedAt] of records) {
+		if (now - recordedAt < MEMORY_RECORD_LIFETIME_MS && records.size <= MAX_RECORDS_PER_NODE) break;
+		records.delete(value);
+	}
+	if (records.size === 0) memoryRecords.delete(scope);
+}
+
+/** Nodes that are never run again lose their values too; the sweep stops once nothing is held. */
+function sweepMemoryRecords() {
+	const now = Date.now();
+	for (const [scope, records] of memoryRecords) dropExpired(scope, records, now);
+	if (memoryRecords.size === 0) forgetMemoryRecords();
+}
+
+function memoryNodeRecords(scope: string): NodeRecords {
+	return {
+		acrossRestarts: false,
+		checkAndRecord: async (values) => {
+			const now = Date.now();
+			const known = memoryRecords.get(scope);
+			if (known) dropExpired(scope, known, now);
+			const records = memoryRecords.get(scope) ?? new Map<string, number>();
+			memoryRecords.set(scope, records);
+			memorySweep ??= startSweep(sweepMemoryRecords, MEMORY_SWEEP_MS);
+			const before = new Set(values.filter((value) => records.has(value)));
+			for (const value of values) {
+				records.delete(value);
+				records.set(value, now);
+			}
+			dropExpired(scope, records, now);
+			return { before };
+		},
+		remove: async (values) => {
+			const records = memoryRecords.get(scope);
+			if (!records) return;
+			for (const value of values) records.delete(value);
+			if (records.size === 0) memoryRecords.delete(scope);
+		},
+	};
+}
 
 /** n8n's store reads a node's record, changes it and writes it back: one change at a time per node and process. */
 const storeQueues = new Map<string, Promise<unknown>>();
@@ -66,17 +135,5 @@ export function nodeRecords(ctx: IExecuteFunctions): NodeRecords {
 			remove: (values) => queued(scope, async () => (values.length === 0 ? undefined : await remove(values, 'node', options))),
 		};
 	}
-	return {
-		acrossRestarts: false,
-		checkAndRecord: async (values) => {
-			let records = memoryRecords.get(scope);
-			if (!records) memoryRecords.set(scope, (records = new Set()));
-			const before = new Set(values.filter((value) => records.has(value)));
-			for (const value of values) records.add(value);
-			return { before };
-		},
-		remove: async (values) => {
-			for (const value of values) memoryRecords.get(scope)?.delete(value);
-		},
-	};
+	return memoryNodeRecords(scope);
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
@@ -39,6 +39,15 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** The refusal of the whole node as one item's own error, naming that item. */
+function wholeNodeRefusal(node: INode, error: unknown, itemIndex: number): NodeOperationError {
+	const description = (error as { description?: unknown }).description;
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
+		description: typeof description === 'string' ? description : undefined,
+		itemIndex,
+	});
+}
+
 type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error: unknown };
 
 /**
@@ -67,7 +76,11 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					return await planSend(run, itemIndex);
 				}),
 			beforeCalls: async (plans) => {
-				const refused = await reserveSends(run, [...plans.values()]);
+				const refused = await reserveSends(run, [...plans.values()]).catch((error: unknown) => {
+					// A refusal of the whole node (spending cap, send records) is every waiting item's error.
+					for (const itemIndex of plans.keys()) settled.set(itemIndex, { error: wholeNodeRefusal(this.getNode(), error, itemIndex) });
+					return Promise.reject(error);
+				});
 				for (const [itemIndex, error] of refused) settled.set(itemIndex, { error });
 				return refused;
 			},
