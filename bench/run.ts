@@ -5,7 +5,9 @@
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
  * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
  * for Send and Check Delivery over a batch (bench/sendAndCheck.ts); BENCH_ONLY=records likewise the SMS
- * send records at volume (bench/records.ts). The report's text and chart are written by bench/report.ts.
+ * send records at volume (bench/records.ts). BENCH_ONLY=throughput,overhead,memory prints those figures
+ * only. The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
+ * shows where section 4's CPU goes.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -44,10 +46,10 @@ async function throughput(emulator: EmulatorProcess): Promise<Figure> {
 	return {
 		name: '1. 1,000 phone lookups, 50 ms latency, concurrency 10',
 		measured: `${Math.round(run.ms)} ms, ${run.failedItems} failed; of which ${checksMs} ms before the first call (every item's expression and checks run before anything is paid), so the calls themselves took ${((run.ms - checksMs) / ideal).toFixed(2)} × ideal`,
-		target: `≤ 1.15 × ideal ${ideal} ms`,
+		target: `≤ 1.10 × ideal ${ideal} ms`,
 		ratio,
-		limit: 1.15,
-		pass: ratio <= 1.15 && run.failedItems === 0,
+		limit: 1.1,
+		pass: ratio <= 1.1 && run.failedItems === 0,
 		note: `${ratio.toFixed(2)} × ideal`,
 	};
 }
@@ -117,16 +119,18 @@ async function overhead(emulator: EmulatorProcess): Promise<Figure> {
 		engine.push((await runLookups('engineOnly', tels, {})).cpuMs);
 	}
 	const [nodeMs, bareMs, engineMs] = [median(node), median(bare), median(engine)];
-	const ratio = nodeMs / bareMs;
+	// The node's own part: what it costs beyond n8n's engine reading the same expression per item.
+	const ratio = (nodeMs - engineMs) / bareMs;
 	const perItem = (ms: number) => `${((ms / count) * 1000).toFixed(0)} µs/item`;
+	const rounds = (values: number[]) => values.map((ms) => ((ms / count) * 1000).toFixed(0)).join(', ');
 	return {
-		name: '4. CPU per item, 5,000 lookups at 0 ms latency (median of 3 rounds)',
-		measured: `node ${perItem(nodeMs)} (of which n8n's engine alone, reading the same expression per item: ${perItem(engineMs)}), bare undici loop ${perItem(bareMs)}; node minus engine = ${((nodeMs - engineMs) / bareMs).toFixed(2)} × bare`,
-		target: '≤ 3 × the bare loop',
+		name: '4. CPU per item, 5,000 lookups at 0 ms latency (median of 3 interleaved rounds)',
+		measured: `node ${perItem(nodeMs)} (rounds ${rounds(node)}), of which n8n's engine alone, reading the same expression per item: ${perItem(engineMs)} (rounds ${rounds(engine)}); bare undici loop ${perItem(bareMs)} (rounds ${rounds(bare)}); node's own part ${perItem(nodeMs - engineMs)}; whole node ÷ bare ${(nodeMs / bareMs).toFixed(2)}`,
+		target: "node's own part (node minus engine) ≤ 1.5 × the bare loop",
 		ratio,
-		limit: 3,
-		pass: ratio <= 3,
-		note: `${ratio.toFixed(2)} × bare, n8n's engine included`,
+		limit: 1.5,
+		pass: ratio <= 1.5,
+		note: `${ratio.toFixed(2)} × bare`,
 	};
 }
 
@@ -204,6 +208,22 @@ async function sendAndCheckOnly() {
 	}
 }
 
+/**
+ * BENCH_ONLY=throughput,overhead,memory (any of them): those figures alone, printed and not written
+ * to the report, for trying a change on the shared machine without the whole run.
+ */
+async function focusedOnly(names: string[]) {
+	const sections: Record<string, (emulator: EmulatorProcess) => Promise<Figure> | Figure> = { throughput, overhead, memory };
+	const unknown = names.filter((name) => !sections[name]);
+	if (unknown.length > 0) throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')}; choose from queue, sendAndCheck, records, ${Object.keys(sections).join(', ')}`);
+	const emulator = await startEmulatorProcess();
+	try {
+		for (const name of names) console.log(await sections[name](emulator));
+	} finally {
+		await emulator.stop();
+	}
+}
+
 /** BENCH_ONLY=queue: only the queue-mode part, spliced into the existing report. */
 async function queueOnly() {
 	const emulator = await startEmulatorProcess();
@@ -226,6 +246,7 @@ async function main() {
 	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
 	if (process.env.BENCH_ONLY === 'sendAndCheck') return await sendAndCheckOnly();
 	if (process.env.BENCH_ONLY === 'records') return await recordsOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
+	if (process.env.BENCH_ONLY) return await focusedOnly(process.env.BENCH_ONLY.split(','));
 	const started = Date.now();
 	const emulator = await startEmulatorProcess();
 	const figures: Figure[] = [];
