@@ -148,20 +148,19 @@ export async function runForEachItem<Plan, Result>(
 		}
 	}
 
-	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result | MisshapenAnswer; costYuan: number }> => {
-		const key = work.shareKey?.(plan);
-		const price = work.paid ? priceOf(work.paid.operation) : 0;
-		const load = async (): Promise<Result | MisshapenAnswer> => {
-			// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
-			const result = await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
+	const price = work.paid ? priceOf(work.paid.operation) : 0;
+	const load = async (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> => {
+		try {
+			const result = await work.execute(plan, itemIndex);
 			meter?.add(price);
 			return result;
-		};
-		if (key === undefined) return { result: await load(), costYuan: price };
-		const { answer, entry } = sharedAnswer(shared, key, runId, load);
-		const result = await answer;
-		// The run that paid reports the price once, on its first item with this question.
-		return { result, costYuan: entry.paidByRun === runId && firstAsker.get(key) === itemIndex ? price : 0 };
+		} catch (error) {
+			// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
+			const misshapen = misshapenAnswerIn(error);
+			if (!misshapen) throw error;
+			meter?.add(price);
+			return misshapen;
+		}
 	};
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
@@ -173,12 +172,20 @@ export async function runForEachItem<Plan, Result>(
 			if (results[itemIndex]) continue;
 			const plan = plans[itemIndex] as Plan;
 			try {
-				const { result, costYuan } = await answerFor(plan, itemIndex);
+				const key = work.shareKey?.(plan);
+				let result: Result | MisshapenAnswer;
+				let costYuan = price;
+				if (key === undefined) {
+					result = await load(plan, itemIndex);
+				} else {
+					const { answer, entry } = sharedAnswer(shared, key, runId, () => load(plan, itemIndex));
+					result = await answer;
+					// The run that paid reports the price once, on its first item with this question.
+					if (entry.paidByRun !== runId || firstAsker.get(key) !== itemIndex) costYuan = 0;
+				}
 				const objects = result instanceof MisshapenAnswer ? result.toOutput() : work.output(result, plan, itemIndex);
-				results[itemIndex] = (Array.isArray(objects) ? objects : [objects]).map((json) => ({
-					json: work.paid ? { ...json, costYuan } : json,
-					pairedItem: { item: itemIndex },
-				}));
+				const paired = (json: IDataObject): INodeExecutionData => ({ json: work.paid ? { ...json, costYuan } : json, pairedItem: { item: itemIndex } });
+				results[itemIndex] = Array.isArray(objects) ? objects.map(paired) : [paired(objects)];
 			} catch (error) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {
