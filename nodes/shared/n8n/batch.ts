@@ -150,17 +150,10 @@ export async function runForEachItem<Plan, Result>(
 
 	const price = work.paid ? priceOf(work.paid.operation) : 0;
 	const load = async (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> => {
-		try {
-			const result = await work.execute(plan, itemIndex);
-			meter?.add(price);
-			return result;
-		} catch (error) {
-			// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
-			const misshapen = misshapenAnswerIn(error);
-			if (!misshapen) throw error;
-			meter?.add(price);
-			return misshapen;
-		}
+		// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
+		const result = await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
+		meter?.add(price);
+		return result;
 	};
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
