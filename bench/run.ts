@@ -6,16 +6,17 @@
  * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
  * for Send and Check Delivery over a batch (bench/sendAndCheck.ts); BENCH_ONLY=records likewise the SMS
  * send records at volume (bench/records.ts). BENCH_ONLY=throughput,overhead,memory prints those figures
- * only. The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
+ * only; BENCH_ONLY=instructions counts section 4 in instructions under valgrind (bench/instructions.ts). The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
  * shows where section 4's CPU goes.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
 
 import { REPO_ROOT } from '../scripts/n8n-runtime';
+import { bareLoop } from './bareLoop';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
+import { instructionCounts } from './instructions';
 import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import type { MemoryRun } from './memory';
@@ -76,22 +77,11 @@ async function rateCap(emulator: EmulatorProcess): Promise<Figure> {
 	};
 }
 
-/** CPU time of a bare undici loop making the same calls: 10 at a time, text and JSON.parse, nothing else. */
+/** CPU time of the bare undici loop making the same calls. */
 async function bareLoopCpuMs(emulator: EmulatorProcess, tels: string[]): Promise<number> {
-	const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
 	const cpuBefore = process.cpuUsage();
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: 10 }, async () => {
-			while (next < tels.length) {
-				const tel = tels[next++];
-				const response = await request(`${emulator.url}/telecom/identify?tel=${tel}&appCode=${emulator.demo.memberAppCode}`, { dispatcher: agent });
-				JSON.parse(await response.body.text());
-			}
-		}),
-	);
+	await bareLoop(emulator.url, emulator.demo.memberAppCode, tels);
 	const cpu = process.cpuUsage(cpuBefore);
-	await agent.close();
 	return (cpu.user + cpu.system) / 1000;
 }
 
@@ -228,11 +218,11 @@ async function sendAndCheckOnly() {
 }
 
 /**
- * BENCH_ONLY=throughput,overhead,memory (any of them): those figures alone, printed and not written
+ * BENCH_ONLY=throughput,overhead,memory,instructions (any of them): those figures alone, printed and not written
  * to the report, for trying a change on the shared machine without the whole run.
  */
 async function focusedOnly(names: string[]) {
-	const sections: Record<string, (emulator: EmulatorProcess) => Promise<Figure> | Figure> = { throughput, overhead, memory };
+	const sections: Record<string, (emulator: EmulatorProcess) => Promise<Figure | string> | Figure> = { throughput, overhead, memory, instructions: instructionCounts };
 	const unknown = names.filter((name) => !sections[name]);
 	if (unknown.length > 0) throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')}; choose from queue, sendAndCheck, records, ${Object.keys(sections).join(', ')}`);
 	const emulator = await startEmulatorProcess();
