@@ -3,12 +3,14 @@
  * lookups at 0 ms latency (after a warm-up) under node's own sampling profiler (node:inspector,
  * the same as `--cpu-prof`), writes bench/results/overhead.cpuprofile (open it in Chrome DevTools),
  * and prints the functions with the most self time, grouped by where their code lives.
- * PROFILE_ITEMS sets the item count; PROFILE_KIND=engineOnly profiles n8n's engine alone.
+ * PROFILE_ITEMS sets the item count; PROFILE_KIND=engineOnly profiles n8n's engine alone, PROFILE_KIND=bare
+ * the bare undici loop.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
+import { bareLoop } from './bareLoop';
 import { startEmulatorProcess } from './gateway';
 import { phones } from './inputs';
 import { runLookups } from './lookups';
@@ -53,20 +55,27 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[]; timeDelta
 
 async function main() {
 	const count = Number(process.env.PROFILE_ITEMS ?? 5000);
-	const kind = process.env.PROFILE_KIND === 'engineOnly' ? 'engineOnly' : 'telephone';
+	const kind = process.env.PROFILE_KIND === 'engineOnly' || process.env.PROFILE_KIND === 'bare' ? process.env.PROFILE_KIND : 'telephone';
 	const emulator = await startEmulatorProcess();
 	const session = new Session();
 	try {
 		const credentials = { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 };
-		await runLookups(kind, phones(count + 1000).slice(count), credentials);
+		const run = async (tels: string[]) => {
+			const cpuBefore = process.cpuUsage();
+			if (kind === 'bare') await bareLoop(emulator.url, emulator.demo.memberAppCode, tels);
+			else if ((await runLookups(kind, tels, credentials)).failedItems > 0) throw new Error('lookups failed');
+			const cpu = process.cpuUsage(cpuBefore);
+			return (cpu.user + cpu.system) / 1000;
+		};
+		await run(phones(count + 1000).slice(count));
 		session.connect();
 		await session.post('Profiler.enable');
 		await session.post('Profiler.setSamplingInterval', { interval: 100 });
 		await session.post('Profiler.start');
-		const run = await runLookups(kind, phones(count), credentials);
+		const cpuMs = await run(phones(count));
 		const { profile } = await session.post('Profiler.stop');
-		console.log(`${count} items, ${run.failedItems} failed, ${((run.cpuMs / count) * 1000).toFixed(0)} µs CPU per item (profiler on)`);
-		const path = join(RESULTS, `${kind === 'telephone' ? 'overhead' : 'engine'}.cpuprofile`);
+		console.log(`${kind}: ${count} items, ${((cpuMs / count) * 1000).toFixed(0)} µs CPU per item (profiler on)`);
+		const path = join(RESULTS, `${kind}.cpuprofile`);
 		writeFileSync(path, JSON.stringify(profile));
 		summarize(profile as never);
 		console.log(`\nProfile: ${path}`);

@@ -41,7 +41,11 @@ const fieldValue = fc.oneof(
 function answerFor(fields: string[], nested: Record<string, fc.Arbitrary<unknown>> = {}) {
 	const known = fc.record(Object.fromEntries(fields.map((field) => [field, nested[field] ? fc.oneof(nested[field], fieldValue) : fieldValue])), { requiredKeys: [] });
 	const extra = fc.dictionary(fc.constantFrom('extra', 'other', '10', 'toString', 'constructor'), fieldValue, { maxKeys: 2 });
-	return fc.tuple(known, extra, fc.boolean()).map(([own, more, extraFirst]) => (extraFirst ? { ...more, ...own } : { ...own, ...more }));
+	return fc.tuple(known, extra).chain(([own, more]) => {
+		const entries = Object.entries({ ...own, ...more });
+		const inAnyOrder = fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length });
+		return fc.oneof(fc.constant(entries), inAnyOrder).map((ordered) => Object.fromEntries(ordered));
+	});
 }
 
 const shapeOf = (schema: z.ZodType) => Object.keys((schema as unknown as { shape: Record<string, unknown> }).shape);
@@ -75,6 +79,10 @@ describe('answers read past zod when already in shape (parseAnswer)', () => {
 		try {
 			const read = parseAnswer(telephoneIdentitySchema, answer);
 			expect(read).toEqual({ success: true, data: answer });
+			// Nothing would change, so nothing is copied; fields out of the schema's order come back in it, as from zod.
+			expect(read.data).toBe(answer);
+			const reordered = parseAnswer(telephoneIdentitySchema, { iszhapian: 0, city: '北京', sp: '移动', hy: null, province: '北京' });
+			expect(Object.keys(reordered.data ?? {})).toEqual(['iszhapian', 'province', 'city', 'sp', 'hy']);
 			expect(zodParse).not.toHaveBeenCalled();
 			// rpt_cnt as text is converted to a number: zod does that.
 			expect(parseAnswer(telephoneIdentitySchema, { ...answer, rpt_cnt: '12' })).toEqual({ success: true, data: answer });
