@@ -38,15 +38,19 @@ import { sendAndCheckBench, type SendAndCheckResult } from './sendAndCheck';
 import { sideBySide, type SideBySideRow } from './sideBySide';
 
 async function throughput(emulator: EmulatorProcess): Promise<Figure> {
+	const credentials = { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 };
+	// A warm-up first, as in section 4: a process's first run also compiles n8n's engine and the package.
+	await emulator.reset();
+	await runLookups('telephone', phones(1100).slice(1000), credentials);
 	await emulator.reset();
 	await emulator.setFaults({ latencyMs: 50 });
-	const run = await runLookups('telephone', phones(1000), { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxConcurrent: 10 });
+	const run = await runLookups('telephone', phones(1000), credentials);
 	const firstCallAt = Math.min(...(await emulator.ledger()).calls.map((call) => call.at));
 	const checksMs = firstCallAt - run.startedAt;
 	const ideal = (1000 * 50) / 10;
 	const ratio = run.ms / ideal;
 	return {
-		name: '1. 1,000 phone lookups, 50 ms latency, concurrency 10',
+		name: '1. 1,000 phone lookups, 50 ms latency, concurrency 10 (after a warm-up of 100)',
 		measured: `${Math.round(run.ms)} ms, ${run.failedItems} failed; of which ${checksMs} ms before the first call (every item's expression and checks run before anything is paid), so the calls themselves took ${((run.ms - checksMs) / ideal).toFixed(2)} × ideal`,
 		target: `≤ 1.10 × ideal ${ideal} ms`,
 		ratio,
