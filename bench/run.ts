@@ -89,7 +89,7 @@ async function bareLoopCpuMs(emulator: EmulatorProcess, tels: string[]): Promise
 	return (cpu.user + cpu.system) / 1000;
 }
 
-const OVERHEAD_ROUNDS = 5;
+const OVERHEAD_ROUNDS = 7;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
