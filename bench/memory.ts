@@ -6,7 +6,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { forgetAllExecutionMemory } from '../dist/nodes/shared/state/executionMemory.js';
+import { forgetAllExecutionMemory } from '../dist/nodes/shared/testing.js';
 import { phones } from './inputs';
 import { runLookups } from './lookups';
 

@@ -11,7 +11,7 @@ const flagValue = unchangedWhen(
 	(value) => typeof value !== 'string',
 );
 
-/** Telephone identification (spec 2.6). */
+/** Telephone identification (docs/gateway-api.md#telephone-identity). */
 export const telephoneIdentitySchema = record({
 	iszhapian: flagValue.optional(),
 	province: text,
