@@ -1,7 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { GatewayFailure } from '../errors/failures';
-import { forgetMemoryRecords } from '../store/nodeRecords';
 import { startSweep } from './sweep';
 
 /**
@@ -31,9 +30,6 @@ import { startSweep } from './sweep';
  * |                       | names a Shared Redis URL for Limits and Send Records                              | connection per process and URL |
  * |                       |                                                             | (store/redis/connection.ts)                     |
  */
-
-/** The time the records across executions are written with; tests set it to a fixed instant. */
-export const recordsClock = { now: (): number => Date.now() };
 
 /**
  * A map of one execution's memory: every read or write marks the execution as in use, and the
@@ -188,7 +184,6 @@ export function executionMemory(ctx: IExecuteFunctions): ExecutionMemory {
 export function forgetAllExecutionMemory(): void {
 	for (const [id, memory] of memories) forget(id, memory);
 	enforceMemoryBounds();
-	forgetMemoryRecords();
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { DurableStore, StoreDecision } from './durableStore';
 
+/** The clock of stores in memory; tests set it to a fixed instant so that calendar windows are deterministic. */
+export const memoryStoreClock = { now: (): number => Date.now() };
+
 /**
  * The last resort: this process's memory, lost on restart and not shared with other processes.
  * Nodes that fall back to it say so in their hint.
@@ -9,7 +12,7 @@ export class MemoryStore implements DurableStore {
 	readonly label = "this n8n process's memory";
 	private readonly entries = new Map<string, { value: string; expiresAt: number }>();
 
-	constructor(private readonly clock: () => number = Date.now) {}
+	constructor(private readonly clock: () => number = () => memoryStoreClock.now()) {}
 
 	async now(): Promise<number> {
 		return this.clock();
@@ -29,6 +32,11 @@ export class MemoryStore implements DurableStore {
 			else this.entries.set(write.key, { value: write.value, expiresAt: write.ttlMs ? now + write.ttlMs : Infinity });
 		}
 		return result;
+	}
+
+	/** Forgets every entry, as a restart of n8n does. */
+	clear(): void {
+		this.entries.clear();
 	}
 
 	private valueOf(key: string, now: number): string | undefined {

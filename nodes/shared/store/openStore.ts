@@ -15,3 +15,8 @@ export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunction
 	processMemory ??= new MemoryStore();
 	return processMemory;
 }
+
+/** Forgets what the process's memory store holds, as a restart of n8n would (tests: a fresh store per test). */
+export function forgetProcessMemoryStore(): void {
+	processMemory?.clear();
+}
