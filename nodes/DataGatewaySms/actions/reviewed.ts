@@ -258,6 +258,7 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			(items) => ({ items }),
 			(error: unknown) => ({ error }),
 		);
+		// A create left "outcome unknown" is skipped all the same: the failure changes nothing for the user.
 		await records?.markSent(made);
 		const kept = await records?.releaseUnstarted().then(
 			() => undefined,

@@ -161,10 +161,18 @@ export class SendRecords {
 		}
 	}
 
-	/** The gateway took the send: its record says so, with the task ID. A failure leaves "outcome unknown", which guards the same. */
-	async markSent(sent: Map<number, string | null>): Promise<void> {
+	/**
+	 * The gateway took the sends: their records say so, with the task IDs. When this fails they stay
+	 * "outcome unknown", which guards the same; the returned failure lets the node say so.
+	 */
+	async markSent(sent: Map<number, string | null>): Promise<RecordsFailure | undefined> {
 		const items = [...sent.keys()].flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
-		await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null)).catch(() => undefined);
+		try {
+			await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null));
+			return undefined;
+		} catch (error) {
+			return recordsFailure(this.store.label, reasonOf(error), { reserved: [], unknown: items.map((item) => item.itemIndex) });
+		}
 	}
 
 	/**

@@ -65,7 +65,14 @@ export async function runSends<T>(run: SendRun, batch: () => Promise<T>): Promis
 		(result) => ({ result }),
 		(error: unknown) => ({ error }),
 	);
-	await run.records.markSent(run.outcomes.sentByThisTry());
+	const unmarked = await run.records.markSent(run.outcomes.sentByThisTry());
+	if (unmarked) {
+		const items = unmarked.kept.unknown.map((itemIndex) => itemIndex + 1).join(', ');
+		run.ctx.addExecutionHints?.({
+			message: `Items ${items} were sent, but ${unmarked.store} could not record it (${unmarked.reason}): their records stay "outcome unknown", so no execution sends them again within the repeat window, and a re-run of this execution reports them as unknown instead of handing back their task IDs.`,
+			location: 'outputPane',
+		});
+	}
 	const released = await run.records.releaseUnstarted().then(
 		() => undefined,
 		(error: unknown) => (error instanceof RecordsFailure ? error : new RecordsFailure(run.records.store.label, String(error), { reserved: run.records.holding(), unknown: [] })),
