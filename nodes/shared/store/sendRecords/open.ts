@@ -21,12 +21,14 @@ const itemList = (items: number[]) => items.map((itemIndex) => itemIndex + 1).jo
 export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: number): string {
 	const { reserved, unknown } = failure.kept;
 	const parts: string[] = [];
+	const items = (list: number[]) => `item${list.length === 1 ? '' : 's'} ${itemList(list)}`;
+	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
 	if (reserved.length > 0) {
-		parts.push(`The reservations of item${reserved.length === 1 ? '' : 's'} ${itemList(reserved)} stay in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
+		parts.push(`The reservations of ${items(reserved)} may still be in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
 	}
 	if (unknown.length > 0) {
 		parts.push(
-			`The records of item${unknown.length === 1 ? '' : 's'} ${itemList(unknown)} could not be released and stay in ${failure.store} as "outcome unknown": another execution of this node skips ${unknown.length === 1 ? 'that message' : 'those messages'} as a repeat for ${repeatWindowMinutes} minutes, and ${unknown.length === 1 ? 'it counts' : 'they count'} against the per-number limits. Send ${unknown.length === 1 ? 'it' : 'them'} again after that, or with Repeat Window (Minutes) 0.`,
+			`The records of ${items(unknown)} could not be released and may stay in ${failure.store} as "outcome unknown": if so, another execution of this node skips ${unknown.length === 1 ? 'that message' : 'those messages'} as a repeat for ${repeatWindowMinutes} minutes, and ${unknown.length === 1 ? 'it counts' : 'they count'} against the per-number limits. Send ${unknown.length === 1 ? 'it' : 'them'} again after that, or with Repeat Window (Minutes) 0.`,
 		);
 	}
 	if (parts.length === 0) parts.push('Nothing stays recorded: running again sends every message.');
