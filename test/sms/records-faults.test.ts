@@ -57,7 +57,7 @@ class FaultyStore implements DurableStore {
 	}
 
 	private lost(): never {
-		throw new StoreUnavailable(this.label, `${this.label}: the connection dropped (injected)`, { maybeWritten: true });
+		throw new StoreUnavailable(this.label, `${this.label}: the connection dropped (injected)`);
 	}
 
 	async now(): Promise<number> {
