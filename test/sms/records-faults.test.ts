@@ -202,7 +202,7 @@ describe.each(storesUnderTest())('send records under store faults (%s store)', (
 					expect([phone, Number(count ?? 0)]).toEqual([phone, sentTo.get(phone) ?? 0]);
 				}
 			}),
-			{ numRuns: 150 },
+			{ numRuns: Number(process.env.PROPERTY_RUNS ?? 150) },
 		);
 	});
 });
