@@ -4,8 +4,9 @@ import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGat
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
 import { forgetAllExecutionMemory } from '../../nodes/shared/state/executionMemory';
-import { StoreUnavailable } from '../../nodes/shared/store/durableStore';
-import { MemoryStore, memoryStoreClock as recordsClock } from '../../nodes/shared/store/memoryStore';
+import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
+import * as openStore from '../../nodes/shared/store/openStore';
+import { hostClock as recordsClock } from '../../nodes/shared/store/hostClock';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { codeVariable, sendParameters as demoSend } from '../harness/sms';
@@ -52,6 +53,20 @@ function sendParameters(extra: INodeParameters = {}, sendOptions: IDataObject = 
 		sendOptions: { perMinute: 10, perHour: 10, ...sendOptions },
 		...extra,
 	});
+}
+
+/** Runs `work` with the store the nodes open (SQLite on Node 24, else memory) updating through `update`. */
+async function withStore<T>(update: (store: DurableStore) => DurableStore['update'], work: () => Promise<T>): Promise<T> {
+	const open = openStore.openDurableStore;
+	const spy = jest.spyOn(openStore, 'openDurableStore').mockImplementation(async (...args) => {
+		const store = await open(...args);
+		return { kind: store.kind, label: store.label, now: async () => await store.now(), read: async (keys) => await store.read(keys), update: update(store) };
+	});
+	try {
+		return await work();
+	} finally {
+		spy.mockRestore();
+	}
 }
 
 /** Messages the gateway accepted: the ledger is the judge. */
@@ -178,14 +193,15 @@ describe('across executions (the durable store)', () => {
 	it('five messages while the store refuses every write (a Redis at its memory limit): nothing is sent, and the next run sends all five', async () => {
 		freezeClock();
 		const items = ['13900009011', '13900009012', '13900009013', '13900009014', '13900009015'].map((phone) => ({ phone }));
-		const refuse = jest.spyOn(MemoryStore.prototype, 'update').mockRejectedValue(new StoreUnavailable("this n8n process's memory", 'OOM command not allowed when used memory > maxmemory'));
-		let refused;
-		try {
-			refused = await runSms(sendParameters(), items);
-		} finally {
-			refuse.mockRestore();
-		}
-		expect(refused.error?.message).toBe("SMS not sent: the send records in this n8n process's memory could not be used: OOM command not allowed when used memory > maxmemory");
+		let label = '';
+		const refused = await withStore(
+			(store) => {
+				label = store.label;
+				return async () => Promise.reject(new StoreUnavailable(store.label, 'OOM command not allowed when used memory > maxmemory'));
+			},
+			async () => await runSms(sendParameters(), items),
+		);
+		expect(refused.error?.message).toBe(`SMS not sent: the send records in ${label} could not be used: OOM command not allowed when used memory > maxmemory`);
 		expect(sendRequests()).toBe(0);
 		const again = await runSms(sendParameters(), items);
 		expect(again.json().map((item) => item.skippedAsRepeat)).toEqual([false, false, false, false, false]);
@@ -194,13 +210,12 @@ describe('across executions (the durable store)', () => {
 
 	it('one store update reserves the batch, one per item starts its send, one marks the batch sent', async () => {
 		freezeClock();
-		const updates = jest.spyOn(MemoryStore.prototype, 'update');
-		try {
-			await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }, { phone: '13900009006' }, { phone: '13900009007' }]);
-			expect(updates).toHaveBeenCalledTimes(1 + 4 + 1);
-		} finally {
-			updates.mockRestore();
-		}
+		let updates = 0;
+		await withStore(
+			(store) => async (keys, decide) => (updates++, await store.update(keys, decide)),
+			async () => await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }, { phone: '13900009006' }, { phone: '13900009007' }]),
+		);
+		expect(updates).toBe(1 + 4 + 1);
 	});
 });
 
