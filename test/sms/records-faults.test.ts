@@ -16,9 +16,9 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
-import { forgetAllExecutionMemory } from '../../nodes/shared/state/executionMemory';
 import { StoreUnavailable, type DurableStore, type StoreDecision } from '../../nodes/shared/store/durableStore';
 import * as openStore from '../../nodes/shared/store/openStore';
+import { forgetAllExecutionMemory } from '../../nodes/shared/testing';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { recordStores } from '../harness/recordStores';

@@ -8,9 +8,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import type { DurableStore } from '../../nodes/shared/store/durableStore';
-import { closeAllRedis } from '../../nodes/shared/store/redis/connection';
 import { SendRecords, type RecordedSend } from '../../nodes/shared/store/sendRecords/sendRecords';
 import type { SmsLimits } from '../../nodes/shared/store/sendRecords/rules';
+import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
