@@ -44,7 +44,10 @@ export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: nu
  */
 export function recordsUnavailable(node: INode, what: string, error: unknown, repeatWindowMinutes: number, itemIndex?: number): NodeOperationError {
 	const failure = error instanceof RecordsFailure ? error : undefined;
-	const message = `${what} not sent: the send records in ${failure?.store ?? 'the store'} could not be used: ${failure?.reason ?? String(error)}`;
+	const store = failure?.store ?? 'the store';
+	const reason = failure?.reason ?? String(error);
+	// The store's own errors name it already (and the field or setting to fix).
+	const message = reason.includes(store) ? `${what} not sent: ${reason}` : `${what} not sent: the send records in ${store} could not be used: ${reason}`;
 	const nodeError = new NodeOperationError(node, message, {
 		description: `Nothing was sent, as without the records a retried execution could text people twice. ${failure ? keptRecordsText(failure, repeatWindowMinutes) : ''}`.trim(),
 		itemIndex,
