@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
-import { ItemParameters } from '../../../shared/n8n/parameters';
 import { checkKeyword } from '../../../shared/checks/keyword';
-import { callOptions, gatewayClient, spendMeter } from '../../../shared/transport/clientForNode';
+import { spendMeter } from '../../../shared/transport/clientForNode';
+import { openLookup, type LookupContext } from '../../../shared/n8n/lookupOperation';
 import { countedCall, countReused } from '../../../shared/money/bill';
-import { simplifyProperties, usesFriendlyNames } from '../../../shared/n8n/description';
+import { simplifyProperties } from '../../../shared/n8n/description';
 import { inputError, MisshapenAnswer } from '../../../shared/errors/failures';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway/schemas/enterprise';
 import { emptyToNull, withIsoTimes } from '../../../shared/output/convert';
@@ -117,7 +117,7 @@ type Listed = {
  * the same keyword and different limits, a later run, or a Retry On Fail re-run after a failure
  * on page k reuse the pages already paid. The spending cap is checked before each new page.
  */
-function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: ReturnType<typeof callOptions>) {
+function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: LookupContext['options']) {
 	const answers = executionMemory(ctx).answers;
 	const meter = spendMeter(ctx, client);
 	const runId = runIdOf(ctx);
@@ -195,10 +195,8 @@ export function simplifyCopyright(record: CopyrightRecord): IDataObject {
 
 /** Get Many over pageIndex / pageSize paging: one output item per copyright record. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const client = await gatewayClient(this);
-	const parameters = new ItemParameters(this);
-	const reader = pageReader(this, client, callOptions(this));
-	const friendly = usesFriendlyNames(this);
+	const { client, parameters, options, friendly } = await openLookup(this);
+	const reader = pageReader(this, client, options);
 	return await runForEachItem<Listing, Listed>(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
