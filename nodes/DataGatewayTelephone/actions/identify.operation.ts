@@ -5,6 +5,7 @@ import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/ga
 import { flagFromIszhapian, htmlToText, toCount } from '../../shared/output/convert';
 import { friendlyTelephone } from '../../shared/output/friendly';
 import { lookupOperation } from '../../shared/n8n/lookupOperation';
+import { fingerprint } from '../../shared/lookups/onlyNew';
 
 /** Smoothed output: a boolean flag, plain-text description and a numeric report count. */
 export function simplifyIdentity(identity: TelephoneIdentity): IDataObject {
@@ -39,4 +40,15 @@ export const { description, execute, bill } = lookupOperation({
 	schema: telephoneIdentitySchema,
 	simplified: { v1: simplifyIdentity, friendly: friendlyTelephone },
 	shareAcrossExecution: true,
+	dailyQuota: true,
+	news: {
+		kind: 'changed',
+		option: {
+			displayName: 'Only When Changed',
+			name: 'onlyWhenChanged',
+			description: 'Whether to output a number only when its identification differs from the last one this node output for it (for scheduled checks)',
+		},
+		fingerprints: (identity) => [fingerprint(identity)],
+		bill: { checked: ['number', 'numbers'], withNews: 'changed' },
+	},
 });

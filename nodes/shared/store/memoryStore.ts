@@ -1,3 +1,4 @@
+import { recordsClock } from '../state/executionMemory';
 import type { DurableStore, StoreDecision } from './durableStore';
 
 /**
@@ -9,7 +10,8 @@ export class MemoryStore implements DurableStore {
 	readonly label = "this n8n process's memory";
 	private readonly entries = new Map<string, { value: string; expiresAt: number }>();
 
-	constructor(private readonly clock: () => number = Date.now) {}
+	/** The default clock is the one tests set (recordsClock), so that time can pass without waiting. */
+	constructor(private readonly clock: () => number = () => recordsClock.now()) {}
 
 	async now(): Promise<number> {
 		return this.clock();

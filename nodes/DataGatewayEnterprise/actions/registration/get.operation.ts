@@ -5,6 +5,7 @@ import { enterpriseDetailSchema, type EnterpriseDetail } from '../../../shared/g
 import { emptyToNull } from '../../../shared/output/convert';
 import { friendlyEnterprise } from '../../../shared/output/friendly';
 import { lookupOperation } from '../../../shared/n8n/lookupOperation';
+import { fingerprint } from '../../../shared/lookups/onlyNew';
 
 /** `-` (and empty text) become null at every depth. */
 function nullEmptyValues(value: unknown): unknown {
@@ -48,4 +49,18 @@ export const { description, execute, bill } = lookupOperation({
 	},
 	schema: enterpriseDetailSchema,
 	simplified: { v1: simplifyEnterprise, friendly: friendlyEnterprise },
+	news: {
+		kind: 'changed',
+		option: {
+			displayName: 'Only When Changed',
+			name: 'onlyWhenChanged',
+			description: 'Whether to output a company only when its record differs from the last one this node output for it (for scheduled checks)',
+		},
+		// The check date says when the gateway looked, and the signature's meaning is not shown: neither is a change of the company.
+		fingerprints: (detail) => {
+			const { check_date: _checked, ...record } = detail.data as IDataObject;
+			return [fingerprint(record)];
+		},
+		bill: { checked: ['company', 'companies'], withNews: 'changed' },
+	},
 });

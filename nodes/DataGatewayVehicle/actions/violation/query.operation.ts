@@ -6,6 +6,7 @@ import { friendlyViolations } from '../../../shared/output/friendly';
 import { toCount, withIsoTimes } from '../../../shared/output/convert';
 import { VIOLATION_VEHICLE_TYPES } from '../../../shared/gateway/catalog';
 import { lookupOperation } from '../../../shared/n8n/lookupOperation';
+import { fingerprint } from '../../../shared/lookups/onlyNew';
 
 export function simplifyViolations(violations: Violations): IDataObject {
 	return {
@@ -70,4 +71,20 @@ export const { description, execute, bill } = lookupOperation({
 	},
 	schema: violationsSchema,
 	simplified: { v1: simplifyViolations, friendly: friendlyViolations },
+	news: {
+		kind: 'records',
+		option: {
+			displayName: 'Only New Violations',
+			name: 'onlyNewViolations',
+			description:
+				'Whether to output only violations this node has not output before (for scheduled checks); a plate with none produces no item',
+		},
+		// The time, place and reason identify a violation; its fine or handling state may change later.
+		fingerprints: (violations) => violations.records.map((record) => fingerprint([record.time, record.address, record.reason, record.code])),
+		narrow: (violations, isNew) => {
+			const records = violations.records.filter((record) => isNew(fingerprint([record.time, record.address, record.reason, record.code])));
+			return { ...violations, count: String(records.length), records };
+		},
+		bill: { checked: ['plate', 'plates'], withNews: 'with new violations' },
+	},
 });
