@@ -21,6 +21,8 @@ export interface EmulatorConfig {
 	smsLimits: SmsLimits;
 	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
 	copyrightMaxPageSize?: number;
+	/** Violations committed since, by plate: that many more records after the plate's usual ones. */
+	addedViolations?: Record<string, number>;
 }
 
 export interface EmulatorOptions extends Partial<EmulatorConfig> {
@@ -199,6 +201,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			ledger.reset();
 			faults.clear();
 			routes.resetQuota();
+			config.addedViolations = undefined;
 			sms.resetLimits();
 			sentCallbacks.length = 0;
 			notifications.length = 0;

@@ -4,75 +4,32 @@
  * request and its output. The jobs that span executions plug in here: Reuse Answers For
  * (lookups/reuse.ts), Only New (lookups/onlyNew.ts) and the telephone quota (lookups/telephoneQuota.ts).
  */
-import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import type { z } from 'zod/v4';
+import type { IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { GatewayFailure, inputError } from '../errors/failures';
-import type { OperationName } from '../gateway/catalog';
-import { countItems, countedCall, noteLookupRun, type BillKind } from '../money/bill';
+import type { BillKind } from '../money/bill';
 import { priceOf } from '../money/spend';
-import { executionMemory } from '../state/executionMemory';
-import { CREDENTIAL_NAME, callOptions, gatewayClient } from '../transport/clientForNode';
 import type { QueryValue } from '../transport/gatewayClient';
-import { runForEachItem } from './batch';
-import { simplifyProperties, usesFriendlyNames } from './description';
-import { ItemParameters } from './parameters';
-import { chinaIso } from '../lookups/chinaTime';
-import { newsOptions, nodeScope, takeNews, type NewsRule } from '../lookups/onlyNew';
-import { keepAnswer, readKeptAnswers, REUSE_OPTION, reuseWindowMs } from '../lookups/reuse';
-import { countCalls, quotaLine, quotaRefusal, reserveCalls, telephonePlanOf } from '../lookups/telephoneQuota';
-import { StoreHints } from '../lookups/storeHints';
+import { simplifyProperties } from './description';
+import { newsOptions } from '../lookups/onlyNew';
+import { REUSE_OPTION } from '../lookups/reuse';
+import { runLookup, type LookupDefinition } from './lookupRun';
 
-/** Reads one parameter of the item being planned. */
-export type ReadParameter = <T>(name: string, fallback: T) => T;
-/** An input error naming the item and field, made before anything is paid. */
-export type FailItem = (field: string, problem: string, fix: string) => NodeOperationError;
-
-/** What every lookup opens with: the credential's client, parameters read once, call options, the version's names. */
-export async function openLookup(ctx: IExecuteFunctions) {
-	const client = await gatewayClient(ctx);
-	return { client, parameters: new ItemParameters(ctx), options: callOptions(ctx), friendly: usesFriendlyNames(ctx) };
-}
-
-export type LookupContext = Awaited<ReturnType<typeof openLookup>>;
-
-export interface LookupDefinition<Params extends Record<string, QueryValue>, Answer> {
-	/** The gateway operation; paid when it has a price. It also names what the run's bill counts. */
-	operation: OperationName;
-	/** Where the operation's fields show (nodes with one operation leave it out). */
-	show?: NonNullable<IDisplayOptions['show']>;
-	/** The operation's own fields, shown before Simplify. */
-	fields: INodeProperties[];
-	/** The item's request, checked: throws `fail(…)` for a bad field. */
-	request: (read: ReadParameter, fail: FailItem) => Params;
-	schema: z.ZodType<Answer>;
-	/** Simplified output: version 1's (gateway names, smoothed values) and version 1.1's (self-explaining names). Without it, no Simplify field. */
-	simplified?: { v1: (answer: Answer) => IDataObject; friendly: (answer: Answer, request: Params, ctx: IExecuteFunctions) => IDataObject };
-	/** Output of an answer without Simplify; the answer itself when not given. */
-	raw?: (answer: Answer) => IDataObject | IDataObject[];
-	/** Free lookups share answers within a run only, unless this says across the execution (and then offer Reuse Answers For). */
-	shareAcrossExecution?: boolean;
-	/** Only New Violations / Only When Changed. */
-	news?: NewsRule<Answer>;
-	/** Counts the day's calls against the credential's telephone plan. */
-	dailyQuota?: boolean;
-}
-
-type Plan<Params> = { params: Params; question: string; simplify: boolean; reuseMs: number; onlyNew: boolean; startOver: boolean };
-/** An answer and, when it came from an earlier execution or was kept for one, when the gateway gave it. */
-type Answered<Answer> = { answer: Answer; answeredAt?: number; reused: boolean };
-
-/** The items runForEachItem outputs carry the answer; the builder presents them once it knows what is new. */
-const CARRIED = Symbol('answer and plan');
-type Carried<Params, Answer> = { answered: Answered<Answer>; plan: Plan<Params> };
+export { openLookup, type LookupContext, type LookupDefinition } from './lookupRun';
 
 function withShow(field: INodeProperties, show: NonNullable<IDisplayOptions['show']> | undefined): INodeProperties {
-	return show ? { ...field, displayOptions: { ...field.displayOptions, show: { ...show, ...field.displayOptions?.show } } } : field;
+	return show
+		? {
+				...field,
+				displayOptions: {
+					...field.displayOptions,
+					show: { ...show, ...field.displayOptions?.show },
+				},
+			}
+		: field;
 }
 
 export function lookupOperation<Params extends Record<string, QueryValue>, Answer>(definition: LookupDefinition<Params, Answer>) {
-	const { operation, show, schema, simplified, news } = definition;
+	const { operation, show, simplified, news } = definition;
 	const paid = priceOf(operation) > 0;
 	const reusable = paid || definition.shareAcrossExecution === true;
 	const options: INodeProperties[] = [...(reusable ? [REUSE_OPTION] : []), ...(news ? newsOptions(news) : [])];
@@ -80,159 +37,29 @@ export function lookupOperation<Params extends Record<string, QueryValue>, Answe
 		...definition.fields.map((field) => withShow(field, show)),
 		...(simplified ? simplifyProperties(show) : []),
 		...(options.length > 0
-			? [withShow({ displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options }, show)]
+			? [
+					withShow(
+						{
+							displayName: 'Options',
+							name: 'options',
+							type: 'collection',
+							placeholder: 'Add Option',
+							default: {},
+							options,
+						},
+						show,
+					),
+				]
 			: []),
 	];
 	const bill: BillKind = operation;
 
 	async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-		const ctx = this;
-		const { client, parameters, options: call, friendly } = await openLookup(this);
-		const hints = new StoreHints(this);
-		const memory = reusable ? executionMemory(this).answers : undefined;
-		const plan = definition.dailyQuota ? telephonePlanOf(await this.getCredentials(CREDENTIAL_NAME)) : undefined;
-		const quota = { day: undefined as string | undefined, granted: 0, reserved: false, attempted: 0 };
-		let earlier = 0;
-
-		const beforeCalls = async (plans: Map<number, Plan<Params>>) => {
-			const refused = new Map<number, unknown>();
-			const windows = new Map<string, number>();
-			for (const item of plans.values()) {
-				if (item.reuseMs > 0 && !memory?.has(item.question)) windows.set(item.question, Math.max(item.reuseMs, windows.get(item.question) ?? 0));
-			}
-			if (memory && windows.size > 0) {
-				const kept = await hints.attempt('Reuse Answers For', 'the questions were asked again', async (store) => await readKeptAnswers(store, windows));
-				for (const [question, { data, answeredAt }] of kept ?? []) {
-					// Checked again: what the store holds may come from an older version of the package.
-					const parsed = schema.safeParse(data);
-					if (!parsed.success) continue;
-					const reused: Answered<Answer> = { answer: parsed.data, answeredAt, reused: true };
-					memory.set(question, { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
-					earlier++;
-				}
-			}
-			if (plan?.refuseBeyondQuota) {
-				const needed: string[] = [];
-				for (const item of plans.values()) if (!memory?.has(item.question) && !needed.includes(item.question)) needed.push(item.question);
-				const reservation = needed.length === 0 ? undefined : await hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(store, client.accountKey, plan, needed.length));
-				if (reservation) {
-					Object.assign(quota, { day: reservation.day, granted: reservation.granted, reserved: true });
-					const beyond = new Set(needed.slice(reservation.granted));
-					const refusal = quotaRefusal(plan, reservation.used + reservation.granted, reservation.resetsAt);
-					for (const [itemIndex, item] of plans) {
-						if (beyond.has(item.question)) refused.set(itemIndex, new NodeOperationError(ctx.getNode(), refusal.message, { description: refusal.description, itemIndex }));
-					}
-				}
-			}
-			return refused;
-		};
-
-		const ask = async (item: Plan<Params>): Promise<Answered<Answer>> => {
-			let data: Answer;
-			try {
-				data = await countedCall(ctx, async () => (await client.call(operation, item.params, schema, call)).data);
-				quota.attempted++;
-			} catch (error) {
-				// A call that left counts against the gateway's quota whatever it answered.
-				if (!(error instanceof GatewayFailure && (error.kind === 'not-sent' || error.kind === 'cancelled'))) quota.attempted++;
-				throw error;
-			}
-			if (item.reuseMs <= 0) return { answer: data, reused: false };
-			const answeredAt = await hints.attempt('Reuse Answers For', 'this answer was not kept for later runs', async (store) => await keepAnswer(store, item.question, data, item.reuseMs));
-			return { answer: data, answeredAt, reused: false };
-		};
-
-		const settleQuota = async () => {
-			if (!plan) return;
-			const change = quota.reserved ? quota.attempted - quota.granted : quota.attempted;
-			const count = await hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, client.accountKey, quota.day, change), { courtesy: !plan.refuseBeyondQuota });
-			if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(plan, count)] });
-		};
-
-		let items: INodeExecutionData[];
-		try {
-			items = await runForEachItem<Plan<Params>, Answered<Answer>>(this, {
-				concurrency: client.settings.limiter.maxConcurrent,
-				plan: (itemIndex) => {
-					const read: ReadParameter = (name, fallback) => parameters.get(name, itemIndex, fallback);
-					const fail: FailItem = (field, problem, fix) => inputError(this.getNode(), itemIndex, field, problem, fix);
-					const params = definition.request(read, fail);
-					const chosen = options.length > 0 ? read<IDataObject>('options', {}) : {};
-					const onlyNew = news !== undefined && chosen[news.option.name] === true;
-					return {
-						params,
-						question: client.questionKey(operation, params),
-						simplify: simplified ? read('simplify', friendly) : false,
-						reuseMs: reusable ? reuseWindowMs(chosen.reuseAnswersHours) : 0,
-						onlyNew,
-						startOver: onlyNew && chosen.startOver === true,
-					};
-				},
-				shareKey: (item) => item.question,
-				shareAcrossExecution: definition.shareAcrossExecution,
-				paid: paid ? { operation, client } : undefined,
-				beforeCalls: reusable || plan?.refuseBeyondQuota ? beforeCalls : undefined,
-				execute: ask,
-				output: (answered, item) => ({ [CARRIED]: { answered, plan: item } }) as unknown as IDataObject,
-			});
-		} finally {
-			await settleQuota();
-		}
-
-		noteLookupRun(this, { answered: countItems(items).answered, earlier });
-		const fresh = await newsOf(items);
-		const present = (answer: Answer, item: Plan<Params>) => {
-			if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.params, ctx) : simplified.v1(answer);
-			return definition.raw ? definition.raw(answer) : (answer as IDataObject);
-		};
-		const output = items.flatMap((item) => {
-			const carried = item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
-			if (!carried) return [item];
-			const { answered, plan: itemPlan } = carried;
-			let answer = answered.answer;
-			if (fresh && itemPlan.onlyNew) {
-				const prints = new Set(fresh.get(itemPlan.question));
-				if (prints.size === 0) return [];
-				if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
-			}
-			const presented = present(answer, itemPlan);
-			return (Array.isArray(presented) ? presented : [presented]).map((json) => ({
-				json: {
-					...json,
-					...('costYuan' in item.json ? { costYuan: item.json.costYuan } : {}),
-					...(itemPlan.reuseMs > 0 ? { reused: answered.reused, answeredAt: answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt) } : {}),
-				},
-				pairedItem: item.pairedItem,
-			}));
+		return await runLookup(this, definition, {
+			paid,
+			reusable,
+			optionCount: options.length,
 		});
-		hints.show();
-		return output;
-
-		/** Only New: one update of the node's seen-state for the whole run; the bill counts what had news. */
-		async function newsOf(answeredItems: INodeExecutionData[]): Promise<Map<string, string[]> | undefined> {
-			if (!news) return undefined;
-			const carried = answeredItems.map((item) => item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined).filter((entry) => entry?.plan.onlyNew);
-			if (carried.length === 0) return undefined;
-			const answers = new Map<string, string[]>();
-			for (const entry of carried) if (entry) answers.set(entry.plan.question, news.fingerprints(entry.answered.answer));
-			const startOver = carried.some((entry) => entry?.plan.startOver);
-			const store = await hints.open();
-			const fresh = await takeNews(store, nodeScope(ctx), news.kind, answers, startOver).catch((error: unknown) => {
-				throw new NodeOperationError(ctx.getNode(), `${news.option.displayName} could not read what this node output before, in ${store.label}: ${error instanceof Error ? error.message : String(error)}`, {
-					description: 'Nothing was output, so nothing is reported twice. The answers are kept for this execution: Retry On Fail does not pay for them again.',
-				});
-			});
-			const inputs = new Map<number, boolean>();
-			answeredItems.forEach((item, index) => {
-				const entry = item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
-				if (!entry?.plan.onlyNew) return;
-				const paired = item.pairedItem as { item: number } | undefined;
-				const input = paired?.item ?? index;
-				inputs.set(input, (inputs.get(input) ?? false) || (fresh.get(entry.plan.question)?.length ?? 0) > 0);
-			});
-			noteLookupRun(ctx, { news: { checked: inputs.size, withNews: [...inputs.values()].filter(Boolean).length, words: news.bill } });
-			return fresh;
-		}
 	}
 
 	return { description, execute, bill };
