@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, mainConnection, NODE_VERSIONS_TO_1_2, NODE_VERSION_1_2 } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
@@ -11,8 +11,8 @@ export class DataGatewayEnterprise implements INodeType {
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
+		version: NODE_VERSIONS_TO_1_2,
+		defaultVersion: NODE_VERSION_1_2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, mainConnection, NODE_VERSIONS_TO_1_2, NODE_VERSION_1_2 } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
 
@@ -10,8 +10,8 @@ export class DataGatewayTelephone implements INodeType {
 		name: 'dataGatewayTelephone',
 		icon: { light: 'file:dataGatewayTelephone.svg', dark: 'file:dataGatewayTelephone.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
+		version: NODE_VERSIONS_TO_1_2,
+		defaultVersion: NODE_VERSION_1_2,
 		subtitle: 'Identify Number',
 		description:
 			'Identify a mobile or landline phone number: region, carrier, and whether users reported it as fraud, spam, marketing or advertising',

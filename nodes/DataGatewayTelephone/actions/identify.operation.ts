@@ -39,6 +39,8 @@ export const { description, execute, bill } = lookupOperation({
 	},
 	schema: telephoneIdentitySchema,
 	simplified: { v1: simplifyIdentity, friendly: friendlyTelephone },
+	// Joins by value need the number as the user wrote it (021-12345678), not only the normalised 02112345678.
+	asGiven: (read) => ({ phoneAsGiven: String(read('phoneNumber', '')) }),
 	shareAcrossExecution: true,
 	dailyQuota: true,
 	news: {

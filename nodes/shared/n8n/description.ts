@@ -17,6 +17,14 @@ export const gatewayMethods = {
 export const NODE_VERSIONS = [1, 1.1];
 export const LATEST_NODE_VERSION = 1.1;
 
+/**
+ * Version 1.2, of the Enterprise and Telephone nodes only: copyright records carry one cost column
+ * (`costYuan`) that adds up to the bill, and Telephone's simplified record keeps the number as
+ * given (`phoneAsGiven`) beside the normalised `phone`. Workflows saved with 1.1 keep their output.
+ */
+export const NODE_VERSIONS_TO_1_2 = [1, 1.1, 1.2];
+export const NODE_VERSION_1_2 = 1.2;
+
 /** Whether the node was saved with version 1.1 or later (friendly names, Simplify on by default). */
 export function usesFriendlyNames(ctx: IExecuteFunctions): boolean {
 	return ctx.getNode().typeVersion >= 1.1;

@@ -10,7 +10,7 @@ import type { QueryValue } from '../transport/gatewayClient';
 import { runForEachItem } from './batch';
 import type { OperationName } from '../gateway/catalog';
 import { CREDENTIAL_NAME, callOptions, gatewayClient } from '../transport/clientForNode';
-import { usesFriendlyNames } from './description';
+import { NODE_VERSION_1_2, usesFriendlyNames } from './description';
 import { ItemParameters } from './parameters';
 import { chinaIso } from '../lookups/chinaTime';
 import { nodeScope, takeNews, type NewsRule } from '../lookups/onlyNew';
@@ -49,8 +49,11 @@ export interface LookupDefinition<Params extends Record<string, QueryValue>, Ans
 	/** Simplified output: version 1's (gateway names, smoothed values) and version 1.1's (self-explaining names). Without it, no Simplify field. */
 	simplified?: {
 		v1: (answer: Answer) => IDataObject;
-		friendly: (answer: Answer, request: Params, ctx: IExecuteFunctions) => IDataObject;
+		/** `given`: the input as the user gave it, from version 1.2 on (see `asGiven`). */
+		friendly: (answer: Answer, given?: IDataObject) => IDataObject;
 	};
+	/** Version 1.2 on: input fields kept as given beside their normalised form in the simplified record. */
+	asGiven?: (read: ReadParameter) => IDataObject;
 	/** Output of an answer without Simplify; the answer itself when not given. */
 	raw?: (answer: Answer) => IDataObject | IDataObject[];
 	/** Free lookups share answers within a run only, unless this says across the execution (and then offer Reuse Answers For). */
@@ -68,6 +71,7 @@ type Plan<Params> = {
 	reuseMs: number;
 	onlyNew: boolean;
 	startOver: boolean;
+	given?: IDataObject;
 };
 /** An answer and, when it came from an earlier execution or was kept for one, when the gateway gave it. */
 type Answered<Answer> = {
@@ -197,6 +201,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 					params,
 					question: client.questionKey(operation, params),
 					simplify: simplified ? read('simplify', friendly) : false,
+					given: definition.asGiven && ctx.getNode().typeVersion >= NODE_VERSION_1_2 ? definition.asGiven(read) : undefined,
 					reuseMs: reusable ? reuseWindowMs(chosen.reuseAnswersHours) : 0,
 					onlyNew,
 					startOver: onlyNew && chosen.startOver === true,
@@ -216,7 +221,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	noteLookupRun(ctx, { answered: countItems(items).answered, earlier });
 	const fresh = await newsOf(items);
 	const present = (answer: Answer, item: Plan<Params>) => {
-		if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.params, ctx) : simplified.v1(answer);
+		if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.given) : simplified.v1(answer);
 		return definition.raw ? definition.raw(answer) : (answer as IDataObject);
 	};
 	const output = items.flatMap((item) => {

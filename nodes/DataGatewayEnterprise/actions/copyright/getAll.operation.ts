@@ -5,7 +5,7 @@ import { checkKeyword } from '../../../shared/checks/keyword';
 import { spendMeter } from '../../../shared/transport/clientForNode';
 import { openLookup, type LookupContext } from '../../../shared/n8n/lookupOperation';
 import { countedCall, countReused } from '../../../shared/money/bill';
-import { simplifyProperties } from '../../../shared/n8n/description';
+import { NODE_VERSION_1_2, simplifyProperties } from '../../../shared/n8n/description';
 import { inputError, MisshapenAnswer } from '../../../shared/errors/failures';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway/schemas/enterprise';
 import { emptyToNull, withIsoTimes } from '../../../shared/output/convert';
@@ -197,6 +197,7 @@ export function simplifyCopyright(record: CopyrightRecord): IDataObject {
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const { client, parameters, options, friendly } = await openLookup(this);
 	const reader = pageReader(this, client, options);
+	const oneCostColumn = this.getNode().typeVersion >= NODE_VERSION_1_2;
 	return await runForEachItem<Listing, Listed>(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => {
@@ -216,7 +217,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		beforeCalls: async (plans) => reader.checkEstimate([...plans.values()]),
 		execute: async (plan, itemIndex) => await reader.read(plan, itemIndex),
 		output: (listed, plan) => {
-			const records = friendly ? costPerRecord(listed, plan.simplify) : costOnFirstRecord(listed, plan.simplify);
+			const records = friendly ? costPerRecord(listed, plan.simplify, oneCostColumn) : costOnFirstRecord(listed, plan.simplify);
 			if (!listed.misshapen) return records;
 			// The page that did not fit comes last, with its warning; it carries the cost when no record does.
 			const costYuan = records.length === 0 ? roundYuan(listed.paidPages * priceOf('enterpriseCopyright')) : 0;
@@ -234,17 +235,23 @@ function costOnFirstRecord({ records, paidPages }: Listed, simplify: boolean): I
 }
 
 /**
- * Version 1.1: every record says what its page cost (`pageCostYuan`: the price, or 0 when an earlier
- * item or run of this execution paid for that page), and `costYuan` shares what this item paid
- * evenly among its records (the rounding rest on the last), so the column adds up to the bill.
+ * Version 1.1 on: `costYuan` shares what this item paid evenly among its records (the rounding rest
+ * on the last), so the column adds up to the bill. Version 1.1 also says on every record what its
+ * page cost (`pageCostYuan`: the price, or 0 when an earlier item or run of this execution paid for
+ * that page); adding that column up overstated the bill, so 1.2 leaves it out.
  */
-function costPerRecord({ records, paidPages, pageOf, paidPageIndexes }: Listed, simplify: boolean): IDataObject[] {
+function costPerRecord({ records, paidPages, pageOf, paidPageIndexes }: Listed, simplify: boolean, oneCostColumn: boolean): IDataObject[] {
 	const price = priceOf('enterpriseCopyright');
 	const paid = roundYuan(paidPages * price);
 	const share = records.length > 0 ? Math.floor((paid / records.length) * 10000) / 10000 : 0;
 	return records.map((record, index) => {
 		const costYuan = index === records.length - 1 ? roundYuan(paid - share * (records.length - 1)) : share;
+		const fields = simplify ? friendlyCopyright(record) : (record as IDataObject);
+		if (oneCostColumn) {
+			const { pageCostYuan: _pageCost, ...withoutPageCost } = fields;
+			return { ...withoutPageCost, costYuan };
+		}
 		const pageCostYuan = paidPageIndexes.has(pageOf.get(record) ?? 0) ? price : 0;
-		return simplify ? { ...friendlyCopyright(record), costYuan, pageCostYuan } : { ...(record as IDataObject), costYuan, pageCostYuan };
+		return { ...fields, costYuan, pageCostYuan };
 	});
 }
