@@ -138,6 +138,34 @@ describe('Only New Violations: a scheduled fleet check outputs only what it has 
 	});
 });
 
+describe('Copyright listings: pages reused across executions, only new records', () => {
+	const listing = (keyword: string, options: IDataObject, limit = 15) => ({ resource: 'copyright', operation: 'getAll', keyword, returnAll: false, limit, options });
+
+	it('a second execution reads its pages from the store: 0 calls, every record says reused', async () => {
+		const first = await execute(enterprise, listing('many works 复用', { reuseAnswersHours: 24 }), [{}]);
+		expect(first.json()).toHaveLength(15);
+		expect(calls('/enterprise/copyright')).toBe(2);
+		const second = await execute(enterprise, listing('many works 复用', { reuseAnswersHours: 24 }), [{}]);
+		expect(calls('/enterprise/copyright')).toBe(2);
+		expect(second.json().map((record) => record.registrationNumber)).toEqual(first.json().map((record) => record.registrationNumber));
+		expect(second.json().every((record) => record.reused === true && record.costYuan === 0 && typeof record.answeredAt === 'string')).toBe(true);
+		expect(hints(second)).toEqual([MEMORY_NOTICE, '0 paid calls, 0 yuan; 2 answers reused from earlier runs, 0.4 yuan not spent']);
+	});
+
+	it('Only New Records: a later listing outputs only the records not output before', async () => {
+		const first = await execute(enterprise, listing('many works 新记录', { onlyNewRecords: true, startOver: true }, 10), [{}]);
+		expect(first.json()).toHaveLength(10);
+		const same = await execute(enterprise, listing('many works 新记录', { onlyNewRecords: true }, 10), [{}]);
+		expect(same.json()).toEqual([]);
+		expect(hints(same)).toContain('1 paid call, 0.2 yuan; 1 company checked, 0 with new records');
+		const longer = await execute(enterprise, listing('many works 新记录', { onlyNewRecords: true }, 15), [{}]);
+		expect(longer.json()).toHaveLength(5);
+		expect(new Set([...first.json(), ...longer.json()].map((record) => record.registrationNumber)).size).toBe(15);
+		// The one cost column still adds up to what the item paid: two pages.
+		expect(Math.round(longer.json().reduce((sum, record) => sum + Number(record.costYuan), 0) * 10000) / 10000).toBe(0.4);
+	});
+});
+
 describe('Only When Changed: registration and telephone output an answer unlike the last one', () => {
 	it('the same company twice: output once', async () => {
 		const parameters = { resource: 'registration', operation: 'get', keyword: '变更检查有限公司', options: { onlyWhenChanged: true } };

@@ -58,7 +58,8 @@ export const { description, execute, bill } = lookupOperation({
 		},
 		// The check date says when the gateway looked, and the signature's meaning is not shown: neither is a change of the company.
 		fingerprints: (detail) => {
-			const { check_date: _checked, ...record } = detail.data as IDataObject;
+			const record: IDataObject = { ...(detail.data as IDataObject) };
+			delete record.check_date;
 			return [fingerprint(record)];
 		},
 		bill: { checked: ['company', 'companies'], withNews: 'changed' },
