@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
@@ -139,7 +141,7 @@ describe('Only New Violations: a scheduled fleet check outputs only what it has 
 });
 
 describe('Copyright listings: pages reused across executions, only new records', () => {
-	const listing = (keyword: string, options: IDataObject, limit = 15) => ({ resource: 'copyright', operation: 'getAll', keyword, returnAll: false, limit, options });
+	const listing = (keyword: string, options: INodeParameters, limit = 15) => ({ resource: 'copyright', operation: 'getAll', keyword, returnAll: false, limit, options });
 
 	it('a second execution reads its pages from the store: 0 calls, every record says reused', async () => {
 		const first = await execute(enterprise, listing('many works 复用', { reuseAnswersHours: 24 }), [{}]);
@@ -230,5 +232,43 @@ describe('the free telephone quota', () => {
 		const member = await execute(telephone, parameters, numbers(3, 900), { credential: { telephonePlan: 'member' } });
 		expect(member.error).toBeUndefined();
 		expect(hints(member)).toContain("3 free calls, 0 yuan (within the gateway's daily free quota); 3 calls today");
+	});
+});
+
+describe('the examples: their Data Gateway nodes as saved', () => {
+	type Example = { nodes: Array<{ name: string; type: string; typeVersion: number; parameters: INodeParameters }> };
+	const example = (file: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as Example;
+	const node = (workflow: Example, name: string) => workflow.nodes.find((candidate) => candidate.name === name) as Example['nodes'][number];
+
+	it('fleet-check.json: the second morning reports only the violation committed since the first', async () => {
+		const fleetCheck = example('fleet-check.json');
+		const plates = [...String(node(fleetCheck, 'Fleet').parameters.jsCode).matchAll(/"([^"]+)"/g)].map((match) => ({ plate: match[1] }));
+		const violations = node(fleetCheck, 'New Violations');
+		const morning = () =>
+			runWorkflow({
+				steps: [{ name: 'Lookup', type: vehicle, parameters: violations.parameters, typeVersion: violations.typeVersion }],
+				items: plates,
+				credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url } },
+			});
+		// The harness names its workflow and nodes alike for every test: start from a clean slate.
+		await execute(vehicle, { ...violations.parameters, options: { onlyNewViolations: true, startOver: true } }, plates);
+		expect((await morning()).json()).toEqual([]);
+		emulator.configure({ addedViolations: { [plates[4].plate]: 1 } });
+		const news = (await morning()).json();
+		expect(news.map((item) => [item.plateNumber, (item.violations as IDataObject[]).length])).toEqual([[plates[4].plate, 1]]);
+	});
+
+	it('order-company.json: orders of the same company all day pay once', async () => {
+		const company = node(example('order-company.json'), 'Company');
+		const order = () =>
+			runWorkflow({
+				steps: [{ name: 'Lookup', type: enterprise, parameters: { ...company.parameters, keyword: '={{ $json.company }}' }, typeVersion: company.typeVersion }],
+				items: [{ orderId: 'A-1', company: '示例订单客户有限公司' }],
+				credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url } },
+			});
+		expect((await order()).json()[0]).toMatchObject({ reused: false, costYuan: 0.35 });
+		hoursPass(20);
+		expect((await order()).json()[0]).toMatchObject({ reused: true, costYuan: 0, name: '示例订单客户有限公司' });
+		expect(calls('/enterprise/detail_info')).toBe(1);
 	});
 });
