@@ -208,6 +208,18 @@ describe('the free telephone quota', () => {
 		expect(hints(result)).toContain("100 free calls, 0 yuan (within the gateway's daily free quota); 5 items failed; 100 of 100 free calls today");
 	});
 
+	it('without Continue On Fail, an item beyond the quota stops the node before any call', async () => {
+		onDay(10);
+		const result = await execute(telephone, parameters, numbers(3, 300), { credential: { ...freePlan, telephoneDailyFreeCalls: 2 } });
+		expect(result.error?.message).toMatch(/free telephone quota of 2 identifications a day is used up/);
+		expect(result.error?.itemIndex).toBe(2);
+		expect(calls('/telecom/identify')).toBe(0);
+		// The two calls it reserved were given back: the day still has room for them.
+		const next = await execute(telephone, parameters, numbers(2, 400), { credential: { ...freePlan, telephoneDailyFreeCalls: 2 } });
+		expect(next.error).toBeUndefined();
+		expect(calls('/telecom/identify')).toBe(2);
+	});
+
 	it('the count spans executions and starts again on the next China day', async () => {
 		const credential = { ...freePlan, telephoneDailyFreeCalls: 3 };
 		// 23:00 China time: the day ends in an hour.
