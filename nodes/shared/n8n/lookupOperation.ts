@@ -16,50 +16,31 @@ import { runLookup, type LookupDefinition } from './lookupRun';
 
 export { openLookup, type LookupContext, type LookupDefinition } from './lookupRun';
 
+/** The field, shown only for the operation (a node with one operation passes no `show`). */
 function withShow(field: INodeProperties, show: NonNullable<IDisplayOptions['show']> | undefined): INodeProperties {
-	return show
-		? {
-				...field,
-				displayOptions: {
-					...field.displayOptions,
-					show: { ...show, ...field.displayOptions?.show },
-				},
-			}
-		: field;
+	return show ? { ...field, displayOptions: { ...field.displayOptions, show: { ...show, ...field.displayOptions?.show } } } : field;
 }
 
+/**
+ * An operation file's `description`, `execute` and `bill` from its definition. Paid lookups and the
+ * telephone (free, shared across the execution) offer Reuse Answers For; a definition with `news`
+ * offers its Only New option and Start Over.
+ */
 export function lookupOperation<Params extends Record<string, QueryValue>, Answer>(definition: LookupDefinition<Params, Answer>) {
 	const { operation, show, simplified, news } = definition;
 	const paid = priceOf(operation) > 0;
 	const reusable = paid || definition.shareAcrossExecution === true;
 	const options: INodeProperties[] = [...(reusable ? [REUSE_OPTION] : []), ...(news ? newsOptions(news) : [])];
+	const optionsField: INodeProperties = { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options };
 	const description: INodeProperties[] = [
 		...definition.fields.map((field) => withShow(field, show)),
 		...(simplified ? simplifyProperties(show) : []),
-		...(options.length > 0
-			? [
-					withShow(
-						{
-							displayName: 'Options',
-							name: 'options',
-							type: 'collection',
-							placeholder: 'Add Option',
-							default: {},
-							options,
-						},
-						show,
-					),
-				]
-			: []),
+		...(options.length > 0 ? [withShow(optionsField, show)] : []),
 	];
 	const bill: BillKind = operation;
 
 	async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-		return await runLookup(this, definition, {
-			paid,
-			reusable,
-			optionCount: options.length,
-		});
+		return await runLookup(this, definition, { paid, reusable, optionCount: options.length });
 	}
 
 	return { description, execute, bill };

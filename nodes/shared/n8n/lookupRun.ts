@@ -4,12 +4,12 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { z } from 'zod/v4';
 
 import { GatewayFailure, inputError } from '../errors/failures';
+import type { OperationName } from '../gateway/catalog';
 import { countItems, countedCall, noteLookupRun } from '../money/bill';
 import { executionMemory } from '../state/executionMemory';
+import { CREDENTIAL_NAME, callOptions, gatewayClient } from '../transport/clientForNode';
 import type { QueryValue } from '../transport/gatewayClient';
 import { runForEachItem } from './batch';
-import type { OperationName } from '../gateway/catalog';
-import { CREDENTIAL_NAME, callOptions, gatewayClient } from '../transport/clientForNode';
 import { NODE_VERSION_1_2, usesFriendlyNames } from './description';
 import { ItemParameters } from './parameters';
 import { chinaIso } from '../lookups/chinaTime';
@@ -26,12 +26,7 @@ export type FailItem = (field: string, problem: string, fix: string) => NodeOper
 /** What every lookup opens with: the credential's client, parameters read once, call options, the version's names. */
 export async function openLookup(ctx: IExecuteFunctions) {
 	const client = await gatewayClient(ctx);
-	return {
-		client,
-		parameters: new ItemParameters(ctx),
-		options: callOptions(ctx),
-		friendly: usesFriendlyNames(ctx),
-	};
+	return { client, parameters: new ItemParameters(ctx), options: callOptions(ctx), friendly: usesFriendlyNames(ctx) };
 }
 
 export type LookupContext = Awaited<ReturnType<typeof openLookup>>;
@@ -64,29 +59,14 @@ export interface LookupDefinition<Params extends Record<string, QueryValue>, Ans
 	dailyQuota?: boolean;
 }
 
-type Plan<Params> = {
-	params: Params;
-	question: string;
-	simplify: boolean;
-	reuseMs: number;
-	onlyNew: boolean;
-	startOver: boolean;
-	given?: IDataObject;
-};
+/** One item's checked request and what it asks of the run; `question` keys the answer (account hash, operation, request). */
+type Plan<Params> = { params: Params; question: string; simplify: boolean; reuseMs: number; onlyNew: boolean; startOver: boolean; given?: IDataObject };
 /** An answer and, when it came from an earlier execution or was kept for one, when the gateway gave it. */
-type Answered<Answer> = {
-	answer: Answer;
-	answeredAt?: number;
-	reused: boolean;
-};
+type Answered<Answer> = { answer: Answer; answeredAt?: number; reused: boolean };
 
 /** The items runForEachItem outputs carry the answer; the builder presents them once it knows what is new. */
 const CARRIED = Symbol('answer and plan');
-type Carried<Params, Answer> = {
-	answered: Answered<Answer>;
-	plan: Plan<Params>;
-};
-
+type Carried<Params, Answer> = { answered: Answered<Answer>; plan: Plan<Params> };
 
 /** One run of a lookup: plan, reuse, quota, calls, what is new, presentation. */
 export async function runLookup<Params extends Record<string, QueryValue>, Answer>(
@@ -99,12 +79,8 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	const hints = new StoreHints(ctx);
 	const memory = reusable ? executionMemory(ctx).answers : undefined;
 	const plan = definition.dailyQuota ? telephonePlanOf(await ctx.getCredentials(CREDENTIAL_NAME)) : undefined;
-	const quota = {
-		day: undefined as string | undefined,
-		granted: 0,
-		reserved: false,
-		attempted: 0,
-	};
+	/** The telephone day's reservation (Refuse Calls Beyond the Quota) and the calls that reached the gateway. */
+	const quota = { day: undefined as string | undefined, granted: 0, reserved: false, attempted: 0 };
 	let earlier = 0;
 
 	const beforeCalls = async (plans: Map<number, Plan<Params>>) => {
@@ -119,42 +95,24 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 				// Checked again: what the store holds may come from an older version of the package.
 				const parsed = schema.safeParse(data);
 				if (!parsed.success) continue;
-				const reused: Answered<Answer> = {
-					answer: parsed.data,
-					answeredAt,
-					reused: true,
-				};
-				memory.set(question, {
-					answer: Promise.resolve(reused),
-					paidByRun: 'an earlier execution',
-				});
+				const reused: Answered<Answer> = { answer: parsed.data, answeredAt, reused: true };
+				memory.set(question, { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
 				earlier++;
 			}
 		}
 		if (plan?.refuseBeyondQuota) {
-			const needed: string[] = [];
-			for (const item of plans.values()) if (!memory?.has(item.question) && !needed.includes(item.question)) needed.push(item.question);
+			// Distinct questions still to call, in item order: the first ones get the day's room.
+			const needed = [...new Set([...plans.values()].map((item) => item.question).filter((question) => !memory?.has(question)))];
 			const reservation =
 				needed.length === 0
 					? undefined
 					: await hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(store, client.accountKey, plan, needed.length));
 			if (reservation) {
-				Object.assign(quota, {
-					day: reservation.day,
-					granted: reservation.granted,
-					reserved: true,
-				});
+				Object.assign(quota, { day: reservation.day, granted: reservation.granted, reserved: true });
 				const beyond = new Set(needed.slice(reservation.granted));
 				const refusal = quotaRefusal(plan, reservation.used + reservation.granted, reservation.resetsAt);
 				for (const [itemIndex, item] of plans) {
-					if (beyond.has(item.question))
-						refused.set(
-							itemIndex,
-							new NodeOperationError(ctx.getNode(), refusal.message, {
-								description: refusal.description,
-								itemIndex,
-							}),
-						);
+					if (beyond.has(item.question)) refused.set(itemIndex, new NodeOperationError(ctx.getNode(), refusal.message, { description: refusal.description, itemIndex }));
 				}
 			}
 		}
@@ -181,9 +139,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	const settleQuota = async () => {
 		if (!plan) return;
 		const change = quota.reserved ? quota.attempted - quota.granted : quota.attempted;
-		const count = await hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, client.accountKey, quota.day, change), {
-			courtesy: !plan.refuseBeyondQuota,
-		});
+		const count = await hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, client.accountKey, quota.day, change), { courtesy: !plan.refuseBeyondQuota });
 		if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(plan, count)] });
 	};
 
@@ -239,12 +195,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			json: {
 				...json,
 				...('costYuan' in item.json ? { costYuan: item.json.costYuan } : {}),
-				...(itemPlan.reuseMs > 0
-					? {
-							reused: answered.reused,
-							answeredAt: answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt),
-						}
-					: {}),
+				...(itemPlan.reuseMs > 0 ? { reused: answered.reused, answeredAt: answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt) } : {}),
 			},
 			pairedItem: item.pairedItem,
 		}));
@@ -260,16 +211,18 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		const answers = new Map<string, string[]>();
 		for (const entry of carried) if (entry) answers.set(entry.plan.question, news.fingerprints(entry.answered.answer));
 		const startOver = carried.some((entry) => entry?.plan.startOver);
-		const store = await hints.open();
-		const fresh = await takeNews(store, nodeScope(ctx), news.kind, answers, startOver).catch((error: unknown) => {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`${news.option.displayName} could not read what this node output before, in ${store.label}: ${error instanceof Error ? error.message : String(error)}`,
-				{
+		let where = 'the store';
+		const fresh = await hints
+			.open()
+			.then(async (store) => {
+				where = store.label;
+				return await takeNews(store, nodeScope(ctx), news.kind, answers, startOver);
+			})
+			.catch((error: unknown) => {
+				throw new NodeOperationError(ctx.getNode(), `${news.option.displayName} could not read what this node output before, in ${where}: ${error instanceof Error ? error.message : String(error)}`, {
 					description: 'Nothing was output, so nothing is reported twice. The answers are kept for this execution: Retry On Fail does not pay for them again.',
-				},
-			);
-		});
+				});
+			});
 		const inputs = new Map<number, boolean>();
 		answeredItems.forEach((item, index) => {
 			const entry = item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
