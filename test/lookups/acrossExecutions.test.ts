@@ -5,7 +5,7 @@ import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { recordsClock } from '../../nodes/shared/state/executionMemory';
+import { hostClock } from '../../nodes/shared/store/hostClock';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { runWorkflow, type WorkflowRunResult, type WorkflowStep } from '../harness/workflow';
@@ -13,14 +13,14 @@ import { runWorkflow, type WorkflowRunResult, type WorkflowStep } from '../harne
 let emulator: Emulator;
 useEmulator((started) => (emulator = started));
 
-const realClock = recordsClock.now;
+const realClock = hostClock.now;
 afterEach(() => {
-	recordsClock.now = realClock;
+	hostClock.now = realClock;
 });
-/** Moves the durable store's clock on, as if hours had passed between two executions. */
+/** Moves the durable store's clock on (the host's: memory or SQLite), as if hours had passed between two executions. */
 function hoursPass(hours: number) {
-	const at = recordsClock.now() + hours * 3_600_000;
-	recordsClock.now = () => at;
+	const at = hostClock.now() + hours * 3_600_000;
+	hostClock.now = () => at;
 }
 
 const vehicle = new DataGatewayVehicle();
@@ -36,9 +36,10 @@ function execute(type: INodeType, parameters: INodeParameters, items: IDataObjec
 	});
 }
 
-const hints = (result: WorkflowRunResult) => (result.run.data.resultData.runData.Lookup?.[0]?.hints ?? []).map((hint) => hint.message);
+/** The run's hints, without the store's notice on a Node that has no node:sqlite (the store is then process memory). */
+const hints = (result: WorkflowRunResult) =>
+	(result.run.data.resultData.runData.Lookup?.[0]?.hints ?? []).map((hint) => hint.message).filter((message) => !message.startsWith('What this node keeps between executions'));
 const calls = (path: string) => emulator.ledger().byPath[path]?.calls ?? 0;
-const MEMORY_NOTICE = expect.stringMatching(/^What this node keeps for later runs is in this n8n process's memory/);
 
 describe('Reuse Answers For: a paid answer serves later executions of any workflow with the credential', () => {
 	const companies = ['复用甲科技有限公司', '复用乙科技有限公司', '复用丙科技有限公司'];
@@ -57,7 +58,7 @@ describe('Reuse Answers For: a paid answer serves later executions of any workfl
 		expect(calls('/enterprise/detail_info')).toBe(3);
 		expect(second.json().map((company) => [company.name, company.reused, company.costYuan])).toEqual(companies.map((name) => [name, true, 0]));
 		expect(second.json().map((company) => company.answeredAt)).toEqual(first.json().map((company) => company.answeredAt));
-		expect(hints(second)).toEqual([MEMORY_NOTICE, '0 paid calls, 0 yuan; 3 answers reused from earlier runs, 1.05 yuan not spent']);
+		expect(hints(second)).toEqual(['0 paid calls, 0 yuan; 3 answers reused from earlier runs, 1.05 yuan not spent']);
 
 		hoursPass(2);
 		const third = await execute(enterprise, parameters, items);
@@ -112,7 +113,7 @@ describe('Only New Violations: a scheduled fleet check outputs only what it has 
 		expect(news).toMatchObject({ plateNumber: '沪B20003', violationCount: 1, costYuan: 0.04 });
 		expect(news.violations).toHaveLength(1);
 		expect(second.items()[0].pairedItem).toEqual({ item: 2 });
-		expect(hints(second)).toEqual([MEMORY_NOTICE, '5 paid calls, 0.2 yuan; 5 plates checked, 1 with new violations']);
+		expect(hints(second)).toEqual(['5 paid calls, 0.2 yuan; 5 plates checked, 1 with new violations']);
 
 		const third = await execute(vehicle, parameters, fleet);
 		expect(third.json()).toEqual([]);
@@ -151,7 +152,7 @@ describe('Copyright listings: pages reused across executions, only new records',
 		expect(calls('/enterprise/copyright')).toBe(2);
 		expect(second.json().map((record) => record.registrationNumber)).toEqual(first.json().map((record) => record.registrationNumber));
 		expect(second.json().every((record) => record.reused === true && record.costYuan === 0 && typeof record.answeredAt === 'string')).toBe(true);
-		expect(hints(second)).toEqual([MEMORY_NOTICE, '0 paid calls, 0 yuan; 2 answers reused from earlier runs, 0.4 yuan not spent']);
+		expect(hints(second)).toEqual(['0 paid calls, 0 yuan; 2 answers reused from earlier runs, 0.4 yuan not spent']);
 	});
 
 	it('Only New Records: a later listing outputs only the records not output before', async () => {
@@ -191,7 +192,7 @@ describe('the free telephone quota', () => {
 	const freePlan = { appCodeSecret: 'demo-app-code', telephonePlan: 'freeQuota' };
 	/** Each test counts on a day of its own (China time), for the count is per credential and day. */
 	const onDay = (day: number, chinaHour = 10) => {
-		recordsClock.now = () => Date.UTC(2026, 5, day, chinaHour - 8);
+		hostClock.now = () => Date.UTC(2026, 5, day, chinaHour - 8);
 	};
 
 	it('105 identifications by a free-quota credential: 100 calls, 5 refused before calling, naming the quota and its reset', async () => {

@@ -1,24 +1,26 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { DurableStore } from '../store/durableStore';
-import { openDurableStore } from '../store/openStore';
+import { openDurableStore, storeFallbackNotice } from '../store/openStore';
 
 /**
  * The durable store as a lookup run uses it: a store that fails costs a feature, never the run's
  * answers, and the run says so in a warning above its output. A run that relied on process memory
- * says that too, for what it kept is lost on restart and unknown to other processes.
+ * says that too (the store's own fallback notice), for what it kept is lost on restart and unknown to
+ * other processes.
  */
 export class StoreHints {
 	private readonly warnings = new Set<string>();
 	private opened?: Promise<DurableStore>;
-	private reliedOnMemory = false;
+	/** The store, once something meant for later runs was kept in it. */
+	private reliedOn?: DurableStore;
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
 	/** The store; a run that keeps something for later in process memory gets the notice, unless what it keeps is a `courtesy`. */
 	async open({ courtesy = false } = {}): Promise<DurableStore> {
 		const store = await (this.opened ??= openDurableStore(this.ctx));
-		if (store.kind === 'memory' && !courtesy) this.reliedOnMemory = true;
+		if (!courtesy) this.reliedOn = store;
 		return store;
 	}
 
@@ -40,14 +42,9 @@ export class StoreHints {
 
 	show(): void {
 		if (typeof this.ctx.addExecutionHints !== 'function') return;
-		const hints: Array<{ message: string; type: 'warning' | 'info'; location: 'outputPane' }> = [...this.warnings].map((message) => ({ message, type: 'warning', location: 'outputPane' }));
-		if (this.reliedOnMemory) {
-			hints.push({
-				message: "What this node keeps for later runs is in this n8n process's memory: lost when n8n restarts and not shared with other n8n processes (see the README's store table)",
-				type: 'info',
-				location: 'outputPane',
-			});
-		}
+		const hints: Array<{ message: string; type: 'warning'; location: 'outputPane' }> = [...this.warnings].map((message) => ({ message, type: 'warning', location: 'outputPane' }));
+		const fallback = this.reliedOn && storeFallbackNotice(this.reliedOn);
+		if (fallback) hints.push({ message: fallback, type: 'warning', location: 'outputPane' });
 		try {
 			if (hints.length > 0) this.ctx.addExecutionHints(...hints);
 		} catch {
