@@ -16,6 +16,9 @@ export function simplifyViolations(violations: Violations): IDataObject {
 	} as IDataObject;
 }
 
+/** Time, place, reason and code name a violation; its fine or handling state may change later without making it new. */
+const violationPrint = (record: Violations['records'][number]) => fingerprint([record.time, record.address, record.reason, record.code]);
+
 /** Paid (0.04 yuan a successful call): asked once per distinct plate and tails in an execution. */
 export const { description, execute, bill } = lookupOperation({
 	operation: 'violationQuery',
@@ -79,10 +82,9 @@ export const { description, execute, bill } = lookupOperation({
 			description:
 				'Whether to output only violations this node has not output before (for scheduled checks); a plate with none produces no item',
 		},
-		// The time, place and reason identify a violation; its fine or handling state may change later.
-		fingerprints: (violations) => violations.records.map((record) => fingerprint([record.time, record.address, record.reason, record.code])),
+		fingerprints: (violations) => violations.records.map(violationPrint),
 		narrow: (violations, isNew) => {
-			const records = violations.records.filter((record) => isNew(fingerprint([record.time, record.address, record.reason, record.code])));
+			const records = violations.records.filter((record) => isNew(violationPrint(record)));
 			return { ...violations, count: String(records.length), records };
 		},
 		bill: { checked: ['plate', 'plates'], withNews: 'with new violations' },
