@@ -16,8 +16,6 @@ import { REUSE_OPTION, reuseWindowMs } from '../../../shared/lookups/reuse';
 import { StoreHints } from '../../../shared/lookups/storeHints';
 import { pageReader, type CopyrightRecord, type Listed, type Listing } from './pages';
 
-export { readCopyrightPages } from './pages';
-
 /** Counted in the run's bill hint. */
 export const bill: BillKind = 'enterpriseCopyright';
 
