@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, INodeType, WorkflowExecuteMode } from 'n8n-workflow';
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
@@ -28,8 +28,9 @@ const enterprise = new DataGatewayEnterprise();
 const telephone = new DataGatewayTelephone();
 
 /** One scheduled execution: each call is a new execution of the same saved workflow. */
-function execute(type: INodeType, parameters: INodeParameters, items: IDataObject[], options: { credential?: IDataObject; settings?: WorkflowStep['settings'] } = {}) {
+function execute(type: INodeType, parameters: INodeParameters, items: IDataObject[], options: { credential?: IDataObject; settings?: WorkflowStep['settings']; mode?: WorkflowExecuteMode } = {}) {
 	return runWorkflow({
+		mode: options.mode,
 		steps: [{ name: 'Lookup', type, parameters, settings: options.settings }],
 		items,
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, ...options.credential } },
@@ -128,6 +129,17 @@ describe('Only New Violations: a scheduled fleet check outputs only what it has 
 		const again = await execute(vehicle, startOver, fleet);
 		expect(again.json()).toEqual(first.json());
 		expect((await execute(vehicle, parameters, fleet)).json()).toEqual([]);
+	});
+
+	it("n8n's Retry execution of a failed execution reports again what that execution output", async () => {
+		const startOver = { ...parameters, options: { onlyNewViolations: true, startOver: true } };
+		await execute(vehicle, startOver, fleet);
+		emulator.configure({ addedViolations: { 粤B30004: 1 } });
+		// This execution outputs the news, then fails in a later node (the notification, say).
+		expect((await execute(vehicle, parameters, fleet)).json().map((plate) => plate.plateNumber)).toEqual(['粤B30004']);
+		const retried = await execute(vehicle, parameters, fleet, { mode: 'retry' });
+		expect(retried.json().map((plate) => [plate.plateNumber, (plate.violations as IDataObject[]).length])).toEqual([['粤B30004', 1]]);
+		expect((await execute(vehicle, parameters, fleet, { mode: 'trigger' })).json()).toEqual([]);
 	});
 
 	it('with reuse as well, an unchanged fleet costs nothing and reports nothing', async () => {

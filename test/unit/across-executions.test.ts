@@ -38,20 +38,32 @@ describe('the telephone plan of a credential', () => {
 describe('what is new to a node', () => {
 	it('records: only unseen ones, per question; changed: only when the content differs from the last output', async () => {
 		const store = new MemoryStore(() => 1_000);
-		const first = await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b']], ['q2', []]]), false);
+		const first = await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b']], ['q2', []]]));
 		expect(Object.fromEntries(first)).toEqual({ q1: ['a', 'b'], q2: [] });
-		const second = await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b', 'c']]]), false);
+		const second = await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b', 'c']]]));
 		expect(second.get('q1')).toEqual(['c']);
 		// Another node has its own record.
-		expect((await takeNews(store, 'wf|other', 'records', new Map([['q1', ['a']]]), false)).get('q1')).toEqual(['a']);
+		expect((await takeNews(store, 'wf|other', 'records', new Map([['q1', ['a']]]))).get('q1')).toEqual(['a']);
 		// Start Over: everything is new once.
-		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a']]]), true)).get('q1')).toEqual(['a']);
-		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a']]]), false)).get('q1')).toEqual([]);
+		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a']]]), { startOver: true })).get('q1')).toEqual(['a']);
+		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a']]]))).get('q1')).toEqual([]);
 
-		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]), false)).get('c1')).toEqual(['x']);
-		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]), false)).get('c1')).toEqual([]);
-		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['y']]]), false)).get('c1')).toEqual(['y']);
-		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]), false)).get('c1')).toEqual(['x']);
+		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]))).get('c1')).toEqual(['x']);
+		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]))).get('c1')).toEqual([]);
+		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['y']]]))).get('c1')).toEqual(['y']);
+		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]))).get('c1')).toEqual(['x']);
+	});
+
+	it("n8n's Retry execution outputs again what the node's last run output, and the news since", async () => {
+		const store = new MemoryStore(() => 1_000);
+		await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a']]]));
+		// The execution that took b failed in a later node; its retry reports b again, and c, new since.
+		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b']]]))).get('q1')).toEqual(['b']);
+		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b', 'c']]]), { retry: true })).get('q1')).toEqual(['b', 'c']);
+		expect((await takeNews(store, 'wf|node', 'records', new Map([['q1', ['a', 'b', 'c']]]))).get('q1')).toEqual([]);
+		await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]));
+		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]), { retry: true })).get('c1')).toEqual(['x']);
+		expect((await takeNews(store, 'wf|node', 'changed', new Map([['c1', ['x']]]))).get('c1')).toEqual([]);
 	});
 
 	it('equal content has one text, whatever the key order', () => {

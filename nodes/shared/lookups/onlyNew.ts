@@ -60,16 +60,24 @@ export function nodeScope(ctx: IExecuteFunctions): string {
 	return `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
 }
 
+/** What the node keeps per question: everything it output (`seen`), and what its last run output (`last`). */
+interface SeenState {
+	seen: string[];
+	last: string[];
+}
+
 /**
  * Records what each question's answer holds and returns, per question, the fingerprints that are
- * new to this node (empty: nothing new). One atomic update for the whole run.
+ * new to this node (empty: nothing new). One atomic update for the whole run. `retry` (n8n's
+ * "Retry execution" of a failed one): what the node's last run output for a question counts as new
+ * again, so that a retried execution reports what the failed one took (if no run came between).
  */
 export async function takeNews(
 	store: DurableStore,
 	scope: string,
 	kind: NewsRule<unknown>['kind'],
 	answers: Map<string, string[]>,
-	startOver: boolean,
+	{ startOver = false, retry = false }: { startOver?: boolean; retry?: boolean } = {},
 ): Promise<Map<string, string[]>> {
 	const generationKey = `seen-generation|${scope}`;
 	// The generation has no expiry: it is one small value per node, and losing it would make everything new again.
@@ -81,23 +89,30 @@ export async function takeNews(
 	return await store.update(keys, (values) => {
 		const news = new Map<string, string[]>();
 		const writes = questions.map((question, index) => {
-			const seen = new Set(parseList(values[index]));
-			const now = answers.get(question) ?? [];
-			const fresh = kind === 'records' ? now.filter((print) => !seen.has(print)) : now.join() === [...seen].join() ? [] : now;
+			const state = parseState(values[index]);
+			const now = [...new Set(answers.get(question) ?? [])];
+			const seen = new Set(state.seen);
+			const again = new Set(retry ? state.last : []);
+			const fresh =
+				kind === 'records'
+					? now.filter((print) => !seen.has(print) || again.has(print))
+					: now.join() !== state.seen.join() || (retry && now.join() === state.last.join())
+						? now
+						: [];
 			news.set(question, fresh);
-			const kept = kind === 'records' ? [...seen, ...fresh.filter((print, at) => fresh.indexOf(print) === at)] : now;
-			return { key: keys[index], value: JSON.stringify(kept), ttlMs: SEEN_TTL_MS };
+			const next: SeenState = { seen: kind === 'records' ? [...seen, ...fresh.filter((print) => !seen.has(print))] : now, last: fresh };
+			return { key: keys[index], value: JSON.stringify(next), ttlMs: SEEN_TTL_MS };
 		});
 		return { writes, result: news };
 	});
 }
 
-function parseList(value: string | undefined): string[] {
-	if (value === undefined) return [];
+function parseState(value: string | undefined): SeenState {
 	try {
-		const parsed: unknown = JSON.parse(value);
-		return Array.isArray(parsed) ? parsed.map(String) : [];
+		const parsed = (value === undefined ? {} : JSON.parse(value)) as Partial<SeenState>;
+		const list = (entry: unknown) => (Array.isArray(entry) ? entry.map(String) : []);
+		return { seen: list(parsed.seen), last: list(parsed.last) };
 	} catch {
-		return [];
+		return { seen: [], last: [] };
 	}
 }

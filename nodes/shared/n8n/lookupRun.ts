@@ -216,7 +216,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			.open()
 			.then(async (store) => {
 				where = store.label;
-				return await takeNews(store, nodeScope(ctx), news.kind, answers, startOver);
+				return await takeNews(store, nodeScope(ctx), news.kind, answers, { startOver, retry: ctx.getMode() === 'retry' });
 			})
 			.catch((error: unknown) => {
 				throw new NodeOperationError(ctx.getNode(), `${news.option.displayName} could not read what this node output before, in ${where}: ${error instanceof Error ? error.message : String(error)}`, {

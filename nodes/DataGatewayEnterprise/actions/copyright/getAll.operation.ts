@@ -163,7 +163,7 @@ function onlyNewRecords(ctx: IExecuteFunctions, hints: StoreHints) {
 	const take = (question: string, prints: string[], startOver: boolean) => {
 		const work = async () => {
 			const store = await hints.open();
-			const fresh = await takeNews(store, nodeScope(ctx), 'records', new Map([[question, prints]]), startOver && !startedOver);
+			const fresh = await takeNews(store, nodeScope(ctx), 'records', new Map([[question, prints]]), { startOver: startOver && !startedOver, retry: ctx.getMode() === 'retry' });
 			startedOver ||= startOver;
 			return new Set(fresh.get(question));
 		};
