@@ -76,6 +76,23 @@ describe('Reuse Answers For: a paid answer serves later executions of any workfl
 		expect(calls('/car/query')).toBe(2);
 	});
 
+	it('in one execution, a node without the option does not get an answer from an earlier execution', async () => {
+		const detail = { resource: 'vehicle', operation: 'getDetail', carNumber: '粤BD65432', carType: '52' };
+		await execute(vehicle, { ...detail, options: { reuseAnswersHours: 5 } }, [{}]);
+		const both = await runWorkflow({
+			steps: [
+				{ name: 'Reusing', type: vehicle, parameters: { ...detail, options: { reuseAnswersHours: 5 } } },
+				{ name: 'Asking', type: vehicle, parameters: detail },
+			],
+			items: [{}],
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url } },
+		});
+		expect(both.json('Reusing')[0]).toMatchObject({ reused: true, costYuan: 0 });
+		expect(both.json('Asking')[0]).toMatchObject({ costYuan: 1.2 });
+		expect(both.json('Asking')[0]).not.toHaveProperty('reused');
+		expect(calls('/car/query')).toBe(2);
+	});
+
 	it('a refused answer is never kept: the question is asked again', async () => {
 		const refused = { resource: 'registration', operation: 'get', keyword: '404 无此公司', options: { reuseAnswersHours: 24 } };
 		for (let run = 0; run < 2; run++) {

@@ -83,26 +83,37 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	const quota = { day: undefined as string | undefined, granted: 0, reserved: false, attempted: 0 };
 	let earlier = 0;
 
+	/**
+	 * Answers from earlier executions sit in the execution's memory under a key of their own, so that
+	 * only nodes with Reuse Answers For get them; an answer paid in this execution serves every node.
+	 */
+	const keptKey = (question: string) => `${question}|from an earlier execution`;
+	const kept = new Set<string>();
+	const shareKey = (item: Plan<Params>) => (item.reuseMs > 0 && kept.has(item.question) ? keptKey(item.question) : item.question);
+
 	const beforeCalls = async (plans: Map<number, Plan<Params>>) => {
 		const refused = new Map<number, unknown>();
 		const windows = new Map<string, number>();
 		for (const item of plans.values()) {
-			if (item.reuseMs > 0 && !memory?.has(item.question)) windows.set(item.question, Math.max(item.reuseMs, windows.get(item.question) ?? 0));
+			if (item.reuseMs <= 0 || memory?.has(item.question)) continue;
+			if (memory?.has(keptKey(item.question))) kept.add(item.question);
+			else windows.set(item.question, Math.max(item.reuseMs, windows.get(item.question) ?? 0));
 		}
 		if (memory && windows.size > 0) {
-			const kept = await hints.attempt('Reuse Answers For', 'the questions were asked again', async (store) => await readKeptAnswers(store, windows));
-			for (const [question, { data, answeredAt }] of kept ?? []) {
+			const found = await hints.attempt('Reuse Answers For', 'the questions were asked again', async (store) => await readKeptAnswers(store, windows));
+			for (const [question, { data, answeredAt }] of found ?? []) {
 				// Checked again: what the store holds may come from an older version of the package.
 				const parsed = schema.safeParse(data);
 				if (!parsed.success) continue;
 				const reused: Answered<Answer> = { answer: parsed.data, answeredAt, reused: true };
-				memory.set(question, { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
-				earlier++;
+				memory.set(keptKey(question), { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
+				kept.add(question);
 			}
 		}
+		earlier = kept.size;
 		if (plan?.refuseBeyondQuota) {
 			// Distinct questions still to call, in item order: the first ones get the day's room.
-			const needed = [...new Set([...plans.values()].map((item) => item.question).filter((question) => !memory?.has(question)))];
+			const needed = [...new Set([...plans.values()].map(shareKey).filter((key) => !memory?.has(key)))];
 			const reservation =
 				needed.length === 0
 					? undefined
@@ -112,7 +123,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 				const beyond = new Set(needed.slice(reservation.granted));
 				const refusal = quotaRefusal(plan, reservation.used + reservation.granted, reservation.resetsAt);
 				for (const [itemIndex, item] of plans) {
-					if (beyond.has(item.question)) refused.set(itemIndex, new NodeOperationError(ctx.getNode(), refusal.message, { description: refusal.description, itemIndex }));
+					if (beyond.has(shareKey(item))) refused.set(itemIndex, new NodeOperationError(ctx.getNode(), refusal.message, { description: refusal.description, itemIndex }));
 				}
 			}
 		}
@@ -163,7 +174,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 					startOver: onlyNew && chosen.startOver === true,
 				};
 			},
-			shareKey: (item) => item.question,
+			shareKey,
 			shareAcrossExecution: definition.shareAcrossExecution,
 			paid: paid ? { operation, client } : undefined,
 			beforeCalls: reusable || plan?.refuseBeyondQuota ? beforeCalls : undefined,
