@@ -95,9 +95,8 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		const refused = new Map<number, unknown>();
 		const windows = new Map<string, number>();
 		for (const item of plans.values()) {
-			if (item.reuseMs <= 0 || memory?.has(item.question)) continue;
-			if (memory?.has(keptKey(item.question))) kept.add(item.question);
-			else windows.set(item.question, Math.max(item.reuseMs, windows.get(item.question) ?? 0));
+			// Read again even when another node took it: this node's window may be shorter.
+			if (item.reuseMs > 0 && !memory?.has(item.question)) windows.set(item.question, Math.max(item.reuseMs, windows.get(item.question) ?? 0));
 		}
 		if (memory && windows.size > 0) {
 			const found = await hints.attempt('Reuse Answers For', 'the questions were asked again', async (store) => await readKeptAnswers(store, windows));
@@ -106,7 +105,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 				const parsed = schema.safeParse(data);
 				if (!parsed.success) continue;
 				const reused: Answered<Answer> = { answer: parsed.data, answeredAt, reused: true };
-				memory.set(keptKey(question), { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
+				if (!memory.has(keptKey(question))) memory.set(keptKey(question), { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
 				kept.add(question);
 			}
 		}
