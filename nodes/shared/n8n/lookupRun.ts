@@ -78,7 +78,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	const { client, parameters, options: call, friendly } = await openLookup(ctx);
 	const hints = new StoreHints(ctx);
 	const memory = reusable ? executionMemory(ctx).answers : undefined;
-	const plan = definition.dailyQuota ? telephonePlanOf(await ctx.getCredentials(CREDENTIAL_NAME)) : undefined;
+	const telephonePlan = definition.dailyQuota ? telephonePlanOf(await ctx.getCredentials(CREDENTIAL_NAME)) : undefined;
 	/** The telephone day's reservation (Refuse Calls Beyond the Quota) and the calls that reached the gateway. */
 	const quota = { day: undefined as string | undefined, granted: 0, reserved: false, attempted: 0 };
 	let earlier = 0;
@@ -110,17 +110,17 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			}
 		}
 		earlier = kept.size;
-		if (plan?.refuseBeyondQuota) {
+		if (telephonePlan?.refuseBeyondQuota) {
 			// Distinct questions still to call, in item order: the first ones get the day's room.
 			const needed = [...new Set([...plans.values()].map(shareKey).filter((key) => !memory?.has(key)))];
 			const reservation =
 				needed.length === 0
 					? undefined
-					: await hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(store, client.accountKey, plan, needed.length));
+					: await hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(store, client.accountKey, telephonePlan, needed.length));
 			if (reservation) {
 				Object.assign(quota, { day: reservation.day, granted: reservation.granted, reserved: true });
 				const beyond = new Set(needed.slice(reservation.granted));
-				const refusal = quotaRefusal(plan, reservation.used + reservation.granted, reservation.resetsAt);
+				const refusal = quotaRefusal(telephonePlan, reservation.used + reservation.granted, reservation.resetsAt);
 				for (const [itemIndex, item] of plans) {
 					if (beyond.has(shareKey(item))) refused.set(itemIndex, new NodeOperationError(ctx.getNode(), refusal.message, { description: refusal.description, itemIndex }));
 				}
@@ -147,10 +147,10 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	};
 
 	const settleQuota = async () => {
-		if (!plan) return;
+		if (!telephonePlan) return;
 		const change = quota.reserved ? quota.attempted - quota.granted : quota.attempted;
-		const count = await hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, client.accountKey, quota.day, change), { courtesy: !plan.refuseBeyondQuota });
-		if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(plan, count)] });
+		const count = await hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, client.accountKey, quota.day, change), { courtesy: !telephonePlan.refuseBeyondQuota });
+		if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(telephonePlan, count)] });
 	};
 
 	let items: INodeExecutionData[];
@@ -176,7 +176,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			shareKey,
 			shareAcrossExecution: definition.shareAcrossExecution,
 			paid: paid ? { operation, client } : undefined,
-			beforeCalls: reusable || plan?.refuseBeyondQuota ? beforeCalls : undefined,
+			beforeCalls: reusable || telephonePlan?.refuseBeyondQuota ? beforeCalls : undefined,
 			execute: ask,
 			output: (answered, item) => ({ [CARRIED]: { answered, plan: item } }) as unknown as IDataObject,
 		});
