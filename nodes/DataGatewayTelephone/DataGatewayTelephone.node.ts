@@ -1,24 +1,21 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, mainConnection, NODE_VERSIONS_TO_1_2, NODE_VERSION_1_2 } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
 
 export class DataGatewayTelephone implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway Telephone',
 		name: 'dataGatewayTelephone',
 		icon: { light: 'file:dataGatewayTelephone.svg', dark: 'file:dataGatewayTelephone.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS_TO_1_2,
-		defaultVersion: NODE_VERSION_1_2,
 		subtitle: 'Identify Number',
 		description:
 			'Identify a mobile or landline phone number: region, carrier, and whether users reported it as fraud, spam, marketing or advertising',
 		defaults: { name: 'Data Gateway Telephone' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
 			{

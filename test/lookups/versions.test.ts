@@ -143,8 +143,13 @@ describe('the bill at a glance: an execution hint after every run', () => {
 	it('8 numbers, 5 distinct: "5 free calls … 3 repeated numbers answered without a new call; 5 calls today"', async () => {
 		const result = await run(telephone, { phoneNumber: '={{ $json.phone }}' }, PHONES.map((phone) => ({ phone })));
 		expect(emulator.ledger().byPath['/telecom/identify'].calls).toBe(5);
-		// The day's count spans executions (and the other tests of this file).
-		expect(hints(result)).toEqual([expect.stringMatching(/^5 free calls, 0 yuan \(within the gateway's daily free quota\); 3 repeated numbers answered without a new call; \d+ calls today$/)]);
+		// Each test starts with a fresh store (test/harness/freshStore.ts): the day's count is this run's.
+		expect(hints(result)).toEqual(["5 free calls, 0 yuan (within the gateway's daily free quota); 3 repeated numbers answered without a new call; 5 calls today"]);
+	});
+
+	it('one repeat is named in the singular: "1 repeated number"', async () => {
+		const result = await run(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: PHONES[0] }, { phone: PHONES[0] }]);
+		expect(hints(result)).toEqual(["1 free call, 0 yuan (within the gateway's daily free quota); 1 repeated number answered without a new call; 1 call today"]);
 	});
 
 	it('paid lookups: paid calls and yuan, also in version 1', async () => {

@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { priceOf, roundYuan } from './spend';
 import type { OperationName } from '../gateway/catalog';
+import { plural } from '../output/plural';
 
 /** What one run of one node called; keyed by the run's context object, so it ends with the run. */
 interface Tally {
@@ -57,8 +58,6 @@ export function noteLookupRun(ctx: IExecuteFunctions, note: Pick<Tally, 'answere
 	Object.assign(tallyOf(ctx), note);
 }
 
-const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`;
-
 const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
 
 /** Input items that got an answer, and input items that failed. */
@@ -73,13 +72,13 @@ export function countItems(items: INodeExecutionData[]) {
 	return { answered: answered.size, failed: failed.size };
 }
 
-/** What repeated items are called in the reuse part of a lookup's bill. */
-const REPEATED: Partial<Record<OperationName, string>> = {
-	telephoneIdentify: 'repeated numbers',
-	violationQuery: 'repeated plates',
-	vehicleDetail: 'repeated vehicles',
-	enterpriseDetail: 'repeated companies',
-	enterpriseCopyright: 'pages',
+/** What repeated items are called in the reuse part of a lookup's bill: one, then several. */
+const REPEATED: Partial<Record<OperationName, [string, string]>> = {
+	telephoneIdentify: ['repeated number', 'repeated numbers'],
+	violationQuery: ['repeated plate', 'repeated plates'],
+	vehicleDetail: ['repeated vehicle', 'repeated vehicles'],
+	enterpriseDetail: ['repeated company', 'repeated companies'],
+	enterpriseCopyright: ['page', 'pages'],
 };
 
 /**
@@ -104,10 +103,10 @@ export function lookupBill(
 	if (extra.earlier) {
 		parts.push(`${plural(extra.earlier, 'answer')} reused from earlier runs${price > 0 ? `, ${roundYuan(extra.earlier * price)} yuan not spent` : ''}`);
 	}
-	if (reused > 0) parts.push(`${reused} ${REPEATED[operation] ?? 'repeated items'} answered without a new call`);
+	if (reused > 0) parts.push(`${plural(reused, ...(REPEATED[operation] ?? ['repeated item', 'repeated items']))} answered without a new call`);
 	if (extra.news) {
 		const { checked, withNews, words } = extra.news;
-		parts.push(`${checked} ${checked === 1 ? words.checked[0] : words.checked[1]} checked, ${withNews} ${words.withNews}`);
+		parts.push(`${plural(checked, ...words.checked)} checked, ${withNews} ${words.withNews}`);
 	}
 	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
 	parts.push(...(extra.notes ?? []));

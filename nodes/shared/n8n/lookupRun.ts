@@ -7,7 +7,9 @@ import { GatewayFailure, inputError } from '../errors/failures';
 import type { OperationName } from '../gateway/catalog';
 import { countItems, countedCall, noteLookupRun } from '../money/bill';
 import { executionMemory } from '../state/executionMemory';
-import { CREDENTIAL_NAME, callOptions, gatewayClient } from '../transport/clientForNode';
+import { CREDENTIAL_TYPE } from '../gateway/account';
+import { parseAnswer } from '../gateway/schemas/fastParse';
+import { callOptions, gatewayClient } from '../transport/clientForNode';
 import type { QueryValue } from '../transport/gatewayClient';
 import { runForEachItem } from './batch';
 import { NODE_VERSION_1_2, usesFriendlyNames } from './description';
@@ -78,7 +80,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	const { client, parameters, options: call, friendly } = await openLookup(ctx);
 	const hints = new StoreHints(ctx);
 	const memory = reusable ? executionMemory(ctx).answers : undefined;
-	const telephonePlan = definition.dailyQuota ? telephonePlanOf(await ctx.getCredentials(CREDENTIAL_NAME)) : undefined;
+	const telephonePlan = definition.dailyQuota ? telephonePlanOf(await ctx.getCredentials(CREDENTIAL_TYPE)) : undefined;
 	/** The telephone day's reservation (Refuse Calls Beyond the Quota) and the calls that reached the gateway. */
 	const quota = { day: undefined as string | undefined, granted: 0, reserved: false, attempted: 0 };
 	let earlier = 0;
@@ -102,7 +104,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			const found = await hints.attempt('Reuse Answers For', 'the questions were asked again', async (store) => await readKeptAnswers(store, windows));
 			for (const [question, { data, answeredAt }] of found ?? []) {
 				// Checked again: what the store holds may come from an older version of the package.
-				const parsed = schema.safeParse(data);
+				const parsed = parseAnswer(schema, data);
 				if (!parsed.success) continue;
 				const reused: Answered<Answer> = { answer: parsed.data, answeredAt, reused: true };
 				if (!memory.has(keptKey(question))) memory.set(keptKey(question), { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });

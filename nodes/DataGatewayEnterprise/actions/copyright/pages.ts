@@ -3,7 +3,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { countedCall, countReused } from '../../../shared/money/bill';
 import { MisshapenAnswer } from '../../../shared/errors/failures';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway/schemas/enterprise';
-import { certainlyNotBilled, describeCalls, priceOf } from '../../../shared/money/spend';
+import { parseAnswer } from '../../../shared/gateway/schemas/fastParse';
+import { describeCalls, priceOf } from '../../../shared/money/spend';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
 import { spendMeter } from '../../../shared/transport/clientForNode';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
@@ -78,7 +79,7 @@ export function pageReader(ctx: IExecuteFunctions, client: GatewayClient, option
 		if (windows.size === 0) return;
 		const found = await hints.attempt('Reuse Answers For', 'the pages were asked again', async (store) => await readKeptAnswers(store, windows));
 		for (const [key, { data, answeredAt }] of found ?? []) {
-			const parsed = copyrightPageSchema.safeParse(data);
+			const parsed = parseAnswer(copyrightPageSchema, data);
 			if (!parsed.success) continue;
 			answers.set(key, { answer: Promise.resolve(parsed.data), paidByRun: 'an earlier execution' });
 			kept.set(key, answeredAt);
@@ -105,19 +106,14 @@ export function pageReader(ctx: IExecuteFunctions, client: GatewayClient, option
 				if (listing.reuseMs > 0) await takeKeptPages(new Map([[key, listing.reuseMs]]));
 				const { answer, entry } = sharedAnswer(answers, key, payer, async (): Promise<CopyrightPage | MisshapenAnswer> => {
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
-					// Counted before the call, so that parallel items see it against the cap.
-					meter.add(price);
-					const call = countedCall(ctx, async () =>
+					// The client counts each attempt against the cap before it is sent.
+					const page = await countedCall(ctx, async () =>
 						await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options).then(
 							(answer): CopyrightPage | MisshapenAnswer => answer.data,
 							// code 0: billed, kept
 							(error: unknown) => (error instanceof MisshapenAnswer ? error : Promise.reject(error)),
 						),
 					);
-					const page = await call.catch((error: unknown) => {
-						if (certainlyNotBilled(error)) meter.refund(price);
-						return Promise.reject(error);
-					});
 					if (listing.reuseMs > 0 && !(page instanceof MisshapenAnswer)) {
 						const at = await hints.attempt('Reuse Answers For', 'a page was not kept for later runs', async (store) => await keepAnswer(store, key, page, listing.reuseMs));
 						if (at !== undefined) kept.set(key, at);
