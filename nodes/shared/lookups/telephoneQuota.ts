@@ -6,6 +6,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { TELEPHONE_FREE_DAILY_CALLS } from '../gateway/catalog';
+import { plural } from '../output/plural';
 import type { DurableStore } from '../store/durableStore';
 import { chinaDay, chinaIso, nextChinaMidnight } from './chinaTime';
 
@@ -67,7 +68,7 @@ export async function countCalls(store: DurableStore, accountKey: string, day: s
 
 /** "87 of 100 free calls today", or "87 calls today" when the plan gives no quota. */
 export function quotaLine(plan: TelephonePlan, count: number): string {
-	return plan.kind === 'freeQuota' ? `${count} of ${plan.dailyFreeCalls} free calls today` : `${count} call${count === 1 ? '' : 's'} today`;
+	return plan.kind === 'freeQuota' ? `${count} of ${plan.dailyFreeCalls} free calls today` : `${plural(count, 'call')} today`;
 }
 
 export function quotaRefusal(plan: TelephonePlan, used: number, resetsAt: string) {

@@ -4,6 +4,7 @@ import { countedCall, countReused } from '../../../shared/money/bill';
 import { MisshapenAnswer } from '../../../shared/errors/failures';
 import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway/schemas/enterprise';
 import { parseAnswer } from '../../../shared/gateway/schemas/fastParse';
+import { plural } from '../../../shared/output/plural';
 import { describeCalls, priceOf } from '../../../shared/money/spend';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
 import { spendMeter } from '../../../shared/transport/clientForNode';
@@ -105,7 +106,7 @@ export function pageReader(ctx: IExecuteFunctions, client: GatewayClient, option
 				// Return All reads pages beyond the estimate: they may be kept too.
 				if (listing.reuseMs > 0) await takeKeptPages(new Map([[key, listing.reuseMs]]));
 				const { answer, entry } = sharedAnswer(answers, key, payer, async (): Promise<CopyrightPage | MisshapenAnswer> => {
-					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
+					meter.checkNextCall(price, `${plural(paidPages, 'page')} paid by item ${itemIndex + 1}`);
 					// The client counts each attempt against the cap before it is sent.
 					const page = await countedCall(ctx, async () =>
 						await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options).then(
