@@ -16,6 +16,7 @@ import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type Ca
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
+import { sendOfReport } from './sendOfReport';
 
 const STARTED_ANSWER = { received: true, started: true };
 
@@ -120,7 +121,10 @@ export class DataGatewaySmsTrigger implements INodeType {
 		if (!events.includes(action)) return notStarted('event not selected');
 
 		let object: IDataObject;
+		let send: IDataObject = {};
 		if (parsed.data.action === 'report') {
+			// Looked up (and the report marked received) before the status filter: an unselected status was still received.
+			send = await sendOfReport(this, parsed.data.sms);
 			// Callbacks spell it receiveDate, the status query reveiveDate: hand over one name.
 			const { reveiveDate, receiveDate, ...task } = parsed.data.sms;
 			const label = SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown';
@@ -145,7 +149,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 		// above, so a repeat sent after this answer sees the event. webhookResponse is the same answer for callers that read it.
 		return {
 			webhookResponse: STARTED_ANSWER,
-			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, receivedAt: new Date().toISOString() }])],
+			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, ...send, receivedAt: new Date().toISOString() }])],
 		};
 	}
 }

@@ -1,0 +1,36 @@
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import { openDurableStore } from '../shared/store/openStore';
+import { isFinalStatus, markReported, readSends, type SendRecord } from '../shared/store/sendsByTask';
+
+/** The fields a delivery report gains when the store knows its send. */
+function sendFields(record: SendRecord | undefined): IDataObject {
+	if (!record || record.sentAt === undefined) return {};
+	return {
+		reference: record.reference ?? null,
+		sendWorkflowId: record.workflowId ?? null,
+		sendExecutionId: record.executionId ?? null,
+		sentAt: new Date(record.sentAt).toISOString(),
+	};
+}
+
+/**
+ * The send a delivery report belongs to, from the store Send recorded it in: its reference, workflow
+ * and execution. A final report reaching the Production URL is also marked received, so Check Pending
+ * Deliveries does not list it; one caught on the Test URL is not, as the active workflow never saw it.
+ * The report starts the workflow even when the store cannot be used; the log says why it lacks its reference.
+ */
+export async function sendOfReport(ctx: IWebhookFunctions, task: { id: string; status: unknown }): Promise<IDataObject> {
+	try {
+		const store = await openDurableStore(ctx);
+		if (ctx.getMode() === 'manual' || !isFinalStatus(task.status)) return sendFields((await readSends(store, [task.id])).get(task.id));
+		const marked = await markReported(store, [{ taskId: task.id, status: task.status }], 'trigger');
+		return sendFields(marked.get(task.id)?.before);
+	} catch (error) {
+		ctx.logger.warn(`Data Gateway SMS Trigger: could not look up the send of a delivery report in the store: ${error instanceof Error ? error.message : String(error)}`, {
+			workflowId: ctx.getWorkflow().id,
+			node: ctx.getNode().name,
+		});
+		return {};
+	}
+}
