@@ -1,7 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { openDurableStore } from '../shared/store/openStore';
-import { isFinalStatus, markReported, readSends, type SendRecord } from '../shared/store/sendsByTask';
+import { isFinalStatus, markReported, openDeliveryStore, readSends, type SendRecord } from '../shared/store/sendsByTask';
 
 /** The fields a delivery report gains when the store knows its send. */
 function sendFields(record: SendRecord | undefined): IDataObject {
@@ -22,7 +21,7 @@ function sendFields(record: SendRecord | undefined): IDataObject {
  */
 export async function sendOfReport(ctx: IWebhookFunctions, task: { id: string; status: unknown }): Promise<IDataObject> {
 	try {
-		const store = await openDurableStore(ctx);
+		const store = await openDeliveryStore(ctx);
 		if (ctx.getMode() === 'manual' || !isFinalStatus(task.status)) return sendFields((await readSends(store, [task.id])).get(task.id));
 		const marked = await markReported(store, [{ taskId: task.id, status: task.status }], 'trigger');
 		return sendFields(marked.get(task.id)?.before);

@@ -50,7 +50,7 @@ function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], execut
 
 const send = (items: IDataObject[], extra: INodeParameters = {}, executionId?: string) =>
 	runSms(sendParameters(emulator, { reference: '={{ $json.orderId }}', ...extra }), items, executionId);
-const checkPending = (options: IDataObject = { minAgeMinutes: 0 }) =>
+const checkPending = (options: INodeParameters = { minAgeMinutes: 0 }) =>
 	runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 24, checkOptions: options });
 
 const hints = (result: WorkflowRunResult) => (result.run.data.resultData.runData.SMS?.[0]?.hints ?? []).map((hint) => hint.message);

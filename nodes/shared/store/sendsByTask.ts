@@ -1,5 +1,8 @@
+import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+
 import { SMS_TASK_STATUS } from '../gateway/catalog';
 import type { DurableStore, StoreWrite } from './durableStore';
+import { openDurableStore } from './openStore';
 
 /**
  * Sends by task ID, in the durable store: what an SMS Trigger needs to tie a delivery report to its
@@ -34,6 +37,18 @@ export interface SendRecord extends Partial<SendToRecord> {
 	reportedAt?: number;
 	reportedBy?: ReportedBy;
 	reportedStatus?: number;
+}
+
+/**
+ * The store these records live in: the one the SMS Trigger sees. A trigger has no credential, so the
+ * SMS node opens the store without its credential too (n8n's queue Redis, the SQLite file, or
+ * memory): a credential's Shared Redis URL would put the records where no trigger looks.
+ */
+export async function openDeliveryStore(ctx: IExecuteFunctions | IWebhookFunctions): Promise<DurableStore> {
+	const node = ctx.getNode();
+	if (!node.credentials) return await openDurableStore(ctx);
+	const withoutCredential = Object.create(ctx, { getNode: { value: () => ({ ...node, credentials: undefined }) } }) as typeof ctx;
+	return await openDurableStore(withoutCredential);
 }
 
 const taskKey = (taskId: string) => `delivery:task:${taskId}`;

@@ -6,8 +6,7 @@ import { countedCall, type BillKind } from '../../../shared/money/bill';
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
 import type { DurableStore } from '../../../shared/store/durableStore';
-import { openDurableStore } from '../../../shared/store/openStore';
-import { isFinalStatus, KEEP_SENDS_MS, listPendingSends, markReported, type SendRecord } from '../../../shared/store/sendsByTask';
+import { isFinalStatus, KEEP_SENDS_MS, listPendingSends, markReported, openDeliveryStore, type SendRecord } from '../../../shared/store/sendsByTask';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { presentTask } from './getStatus.operation';
@@ -20,7 +19,7 @@ const MAX_HOURS = KEEP_SENDS_MS / 3_600_000;
 
 export const description: INodeProperties[] = [
 	{
-		displayName: `Lists the messages this credential sent whose final delivery report reached no SMS Trigger, asks the gateway for their status, and outputs the final ones like the trigger's reports. Run it on a schedule to catch up after n8n was down. ${readmeLink('no-report-lost-check-pending-deliveries', 'More')}`,
+		displayName: `Outputs sent messages whose final report reached no SMS Trigger, as the trigger would. Put it on a schedule to catch up after n8n was down. ${readmeLink('delivery-reports-tied-to-their-send', 'More')}`,
 		name: 'checkPendingNotice',
 		type: 'notice',
 		default: '',
@@ -175,7 +174,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		concurrency: 1,
 		plan: (itemIndex) => readPlan(this, itemIndex),
 		execute: async (plan) => {
-			store ??= await openDurableStore(this);
+			store ??= await openDeliveryStore(this);
 			return await checkPending(this, client, store, plan, tallies);
 		},
 		output: (reports) => reports,

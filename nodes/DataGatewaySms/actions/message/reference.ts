@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { inputError } from '../../../shared/errors/failures';
 import type { DurableStore } from '../../../shared/store/durableStore';
-import { openDurableStore } from '../../../shared/store/openStore';
-import { KEEP_SENDS_MS, markReported, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
+import { KEEP_SENDS_MS, markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
 
 /** The Reference field of Send and Send and Check Delivery. */
@@ -98,7 +97,7 @@ export class DeliveryLog {
 	}
 
 	private async openStore(): Promise<DurableStore> {
-		this.store ??= await openDurableStore(this.ctx);
+		this.store ??= await openDeliveryStore(this.ctx);
 		return this.store;
 	}
 
