@@ -2,6 +2,9 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { isFinalStatus, markReported, openDeliveryStore, readSends, type SendRecord } from '../shared/store/sendsByTask';
 
+/** The gateway's task IDs are short; a longer one cannot be a send of ours and is not written to the store. */
+const MAX_TASK_ID_CHARS = 128;
+
 /** The fields a delivery report gains when the store knows its send. */
 function sendFields(record: SendRecord | undefined): IDataObject {
 	if (!record || record.sentAt === undefined) return {};
@@ -20,6 +23,7 @@ function sendFields(record: SendRecord | undefined): IDataObject {
  * The report starts the workflow even when the store cannot be used; the log says why it lacks its reference.
  */
 export async function sendOfReport(ctx: IWebhookFunctions, task: { id: string; status: unknown }): Promise<IDataObject> {
+	if (task.id.length === 0 || task.id.length > MAX_TASK_ID_CHARS) return {};
 	try {
 		const store = await openDeliveryStore(ctx);
 		if (ctx.getMode() === 'manual' || !isFinalStatus(task.status)) return sendFields((await readSends(store, [task.id])).get(task.id));

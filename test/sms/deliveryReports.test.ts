@@ -44,7 +44,8 @@ function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], execut
 		steps: [{ name: 'SMS', type: sms, parameters, settings: { continueOnFail: true } }],
 		items,
 		executionId,
-		credentials: { dataGatewayApi: { appCodeSecret: appCode, baseUrl: emulator.url } },
+		// No retries: a fault the emulator injects reaches the node at once.
+		credentials: { dataGatewayApi: { appCodeSecret: appCode, baseUrl: emulator.url, maxRetries: 0 } },
 	});
 }
 
@@ -167,7 +168,7 @@ describe('Check Pending Deliveries', () => {
 		// Only the missed one was asked about: the received report is marked in the store.
 		expect(statusQueries()).toBe(1);
 		expect(hints(check)).toContain('1 free call, 0 yuan');
-		expect(hints(check)).toContainEqual(expect.stringMatching(/^Check Pending Deliveries: 1 sent messages had no final report: 1 final now \(output\), 0 still sending/));
+		expect(hints(check)).toContainEqual(expect.stringMatching(/^Check Pending Deliveries: 1 sent message without a final report: 1 final now \(output\), 0 still sending/));
 
 		// Output once: the next run neither lists nor asks again.
 		const again = await checkPending();
@@ -179,7 +180,7 @@ describe('Check Pending Deliveries', () => {
 		const [sent] = (await send([{ phone: '13900008003', orderId: 'slow' }])).json();
 		const first = await checkPending();
 		expect(first.json()).toEqual([]);
-		expect(hints(first)).toContainEqual(expect.stringMatching(/1 sent messages had no final report: 0 final now \(output\), 1 still sending/));
+		expect(hints(first)).toContainEqual(expect.stringMatching(/1 sent message without a final report: 0 final now \(output\), 1 still sending/));
 
 		await deliver(sent.taskId as string, true);
 		const second = await checkPending();
@@ -214,6 +215,24 @@ describe('Check Pending Deliveries', () => {
 		await until(() => reportsStarted().length === 1);
 		expect(reportsStarted()[0]).toMatchObject({ reference: 'test-url' });
 		expect((await checkPending()).json()).toEqual([expect.objectContaining({ reference: 'test-url' })]);
+	});
+
+	it('a status query that fails leaves its message pending and says so; when every query fails, the item fails', async () => {
+		const sent = (await send([{ phone: '13900008008', orderId: 'first' }, { phone: '13900008009', orderId: 'second' }])).json();
+		for (const item of sent) await deliver(item.taskId as string, true);
+		emulator.setFaults({ sequence: [{ kind: '500', path: '/sms/query_status', count: 1 }] });
+		const partly = await checkPending();
+		// Which of the two queries meets the fault depends on arrival order; one of them does.
+		const checked = partly.json().map((item) => item.reference);
+		expect(checked).toHaveLength(1);
+		expect(hints(partly)).toContainEqual(expect.stringMatching(/; 1 could not be checked and stay pending \(.*500/));
+
+		emulator.setFaults({ sequence: [{ kind: '500', path: '/sms/query_status', count: 1 }] });
+		const failed = await checkPending();
+		expect(failed.json()).toEqual([expect.objectContaining({ error: expect.stringMatching(/500/) })]);
+		emulator.clearFaults();
+		const rest = (await checkPending()).json().map((item) => item.reference);
+		expect([...checked, ...rest].sort()).toEqual(['first', 'second']);
 	});
 
 	it('rejects a window beyond the 72 hours sends are kept, before any query', async () => {

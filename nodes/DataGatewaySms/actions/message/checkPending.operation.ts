@@ -146,7 +146,8 @@ async function checkPending(ctx: IExecuteFunctions, client: GatewayClient, store
 
 function addHints(ctx: IExecuteFunctions, store: DurableStore | undefined, tallies: CheckTally[]) {
 	const sum = (key: 'pending' | 'final' | 'stillSending' | 'failed' | 'more') => tallies.reduce((total, tally) => total + tally[key], 0);
-	const parts = [`${sum('pending')} sent messages had no final report: ${sum('final')} final now (output), ${sum('stillSending')} still sending`];
+	const messages = (count: number) => `${count} sent message${count === 1 ? '' : 's'}`;
+	const parts = [`${messages(sum('pending'))} without a final report: ${sum('final')} final now (output), ${sum('stillSending')} still sending`];
 	if (sum('failed') > 0) parts.push(`${sum('failed')} could not be checked and stay pending (${tallies.find((tally) => tally.firstFailure)?.firstFailure})`);
 	if (sum('more') > 0) parts.push(`${sum('more')} more wait for the next run (Max Messages per Run)`);
 	const hints = [{ message: `Check Pending Deliveries: ${parts.join('; ')}.`, type: sum('failed') > 0 ? ('warning' as const) : ('info' as const) }];
