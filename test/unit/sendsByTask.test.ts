@@ -56,11 +56,11 @@ describe('sends by task ID', () => {
 		expect(await pendingIds()).toEqual(['T1']);
 	});
 
-	it('settled task IDs leave the hourly list as it is read, so the lists shrink as reports arrive', async () => {
+	it('settled task IDs leave the minute list as it is read, so the lists shrink as reports arrive', async () => {
 		await recordSends(store, 'acct', [send('T1'), send('T2')]);
 		await markReported(store, [{ taskId: 'T1', status: -1 }], 'trigger');
 		expect(await pendingIds()).toEqual(['T2']);
-		const listKey = `delivery:sent:acct:${Math.floor(now / HOUR)}`;
+		const listKey = `delivery:sent:acct:${Math.floor(now / 60_000)}`;
 		expect(JSON.parse((await store.read([listKey]))[0] as string)).toEqual(['T2']);
 	});
 
