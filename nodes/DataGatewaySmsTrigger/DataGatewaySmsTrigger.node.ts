@@ -124,7 +124,9 @@ export class DataGatewaySmsTrigger implements INodeType {
 		let send: IDataObject = {};
 		if (parsed.data.action === 'report') {
 			// Looked up (and the report marked received) before the status filter: an unselected status was still received.
-			send = await sendOfReport(this, parsed.data.sms);
+			const sendOf = await sendOfReport(this, parsed.data.sms);
+			if (sendOf.caughtUp) return notStarted('already output by Check Pending Deliveries');
+			send = sendOf.fields;
 			// Callbacks spell it receiveDate, the status query reveiveDate: hand over one name.
 			const { reveiveDate, receiveDate, ...task } = parsed.data.sms;
 			const label = SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown';

@@ -72,6 +72,16 @@ async function deliver(taskId: string, withhold = false) {
 	emulator.configure({ withholdReports: false });
 }
 
+/** A delivered report posted straight to the trigger, as the gateway would post it. */
+async function postReport(taskId: string) {
+	const response = await fetch(trigger!.url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'x-service-event': 'sms' },
+		body: JSON.stringify({ action: 'report', sms: { id: taskId, phone: 13900000001, content: 'x', sendDate: '2026-11-22 10:00:00', receiveDate: '2026-11-22 10:00:05', status: 1, message: '' } }),
+	});
+	return { status: response.status, body: (await response.json()) as IDataObject };
+}
+
 const reportsStarted = () => (trigger?.starts ?? []).map(([[item]]) => item.json);
 
 describe('Reference', () => {
@@ -116,13 +126,8 @@ describe('Reference', () => {
 	});
 
 	it('a report of a task the store does not know starts the workflow without send fields', async () => {
-		const { url, starts } = await serveTrigger();
-		const response = await fetch(url, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-service-event': 'sms' },
-			body: JSON.stringify({ action: 'report', sms: { id: 'T-unknown-1', phone: 13900000001, content: 'x', sendDate: '2026-11-22 10:00:00', receiveDate: '2026-11-22 10:00:05', status: 1, message: '' } }),
-		});
-		expect(response.status).toBe(200);
+		const { starts } = await serveTrigger();
+		expect(await postReport('T-unknown-1')).toEqual({ status: 200, body: { received: true, started: true } });
 		expect(starts).toHaveLength(1);
 		expect(starts[0][0][0].json).not.toHaveProperty('reference');
 	});
@@ -170,10 +175,14 @@ describe('Check Pending Deliveries', () => {
 		expect(hints(check)).toContain('1 free call, 0 yuan');
 		expect(hints(check)).toContainEqual(expect.stringMatching(/^Check Pending Deliveries: 1 sent message without a final report: 1 final now \(output\), 0 still sending/));
 
-		// Output once: the next run neither lists nor asks again.
+		// Output once: the next run neither lists nor asks again,
 		const again = await checkPending();
 		expect(again.json()).toEqual([]);
 		expect(statusQueries()).toBe(1);
+		// and the report arriving late at the trigger starts nothing.
+		const late = await postReport(missed.taskId as string);
+		expect(late).toEqual({ status: 200, body: { received: true, started: false, reason: 'already output by Check Pending Deliveries' } });
+		expect(reportsStarted()).toHaveLength(1);
 	});
 
 	it('leaves a message still sending for a later run, then outputs it once final', async () => {
