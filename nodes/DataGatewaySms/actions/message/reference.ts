@@ -5,6 +5,8 @@ import type { DurableStore } from '../../../shared/store/durableStore';
 import { KEEP_SENDS_MS, markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
 
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /** The Reference field of Send and Send and Check Delivery. */
 export function referenceFields(operations: string[]): INodeProperties[] {
 	return [
@@ -34,7 +36,8 @@ export class DeliveryLog {
 	private store: DurableStore | undefined;
 	private recorded = 0;
 	private failed = 0;
-	private failure: string | undefined;
+	private recordFailure: string | undefined;
+	private markFailure: string | undefined;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -92,7 +95,7 @@ export class DeliveryLog {
 		try {
 			await markReported(await this.openStore(), reports, 'sendAndCheck');
 		} catch (error) {
-			this.noteFailure(error);
+			this.markFailure ??= reasonOf(error);
 		}
 	}
 
@@ -110,7 +113,7 @@ export class DeliveryLog {
 					this.recorded += sends.length;
 				} catch (error) {
 					this.failed += sends.length;
-					this.noteFailure(error);
+					this.recordFailure ??= reasonOf(error);
 				}
 			}
 		} finally {
@@ -118,11 +121,7 @@ export class DeliveryLog {
 		}
 	}
 
-	private noteFailure(error: unknown) {
-		this.failure ??= error instanceof Error ? error.message : String(error);
-	}
-
-	/** Records outlive the repeat window, so a repeat skipped within it still finds its send. */
+	/** A record lasts at least as long as the repeat window that still counts its message as sent. */
 	private repeatWindowMs(): number {
 		const options = this.ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
 		const minutes = Number(options.repeatWindowMinutes ?? 0);
@@ -137,13 +136,14 @@ export class DeliveryLog {
 				// A hint must never fail a run whose messages went out.
 			}
 		};
-		if (this.failed > 0 || (this.failure && this.recorded === 0 && this.references.size > 0)) {
+		if (this.failed > 0) {
 			hint(
-				`Delivery tracking: ${this.failed || 'some'} sent SMS could not be recorded${this.store ? ` in ${this.store.label}` : ''} (${this.failure}). They were sent; their delivery reports reach the SMS Trigger without their reference, and Check Pending Deliveries does not list them.`,
+				`Delivery tracking: ${this.failed} sent SMS could not be recorded${this.store ? ` in ${this.store.label}` : ''} (${this.recordFailure}). They were sent; their delivery reports reach the SMS Trigger without their reference, and Check Pending Deliveries does not list them.`,
 				'warning',
 			);
-		} else if (this.failure) {
-			hint(`Delivery tracking: Send and Check Delivery's final statuses could not be marked (${this.failure}); Check Pending Deliveries may list these messages again.`, 'warning');
+		}
+		if (this.markFailure) {
+			hint(`Delivery tracking: the final statuses seen here could not be marked (${this.markFailure}); Check Pending Deliveries may list these messages again.`, 'warning');
 		}
 		if (this.store?.kind === 'memory' && this.references.size > 0 && this.recorded > 0) {
 			hint(
