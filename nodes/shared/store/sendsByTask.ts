@@ -45,10 +45,7 @@ export interface SendRecord extends Partial<SendToRecord> {
  * memory): a credential's Shared Redis URL would put the records where no trigger looks.
  */
 export async function openDeliveryStore(ctx: IExecuteFunctions | IWebhookFunctions): Promise<DurableStore> {
-	const node = ctx.getNode();
-	if (!node.credentials) return await openDurableStore(ctx);
-	const withoutCredential = Object.create(ctx, { getNode: { value: () => ({ ...node, credentials: undefined }) } }) as typeof ctx;
-	return await openDurableStore(withoutCredential);
+	return await openDurableStore(ctx, { withoutCredential: true });
 }
 
 const taskKey = (taskId: string) => `delivery:task:${taskId}`;
