@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
@@ -14,6 +18,7 @@ import { serveWebhook, type WebhookServer } from '../trigger/webhookServer';
  * is served over HTTP through n8n-core's WebhookContext; the emulator pushes (or withholds) reports.
  * Each test has its own gateway account, so no test sees another's sends.
  */
+const execFileAsync = promisify(execFile);
 const HOUR = 3_600_000;
 const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0, withholdReports: false };
 const ACCOUNTS = Array.from({ length: 16 }, (_, index) => ({ code: `delivery-account-${index}` }));
@@ -82,6 +87,23 @@ async function postReport(taskId: string) {
 	return { status: response.status, body: (await response.json()) as IDataObject };
 }
 
+/** Sends one SMS with a reference from a Node process of its own (test/sms/sendProbe.ts), with this test's store file. */
+async function sendInAnotherProcess(phone: string, reference: string, nodeFlags: string[] = []) {
+	const { stdout } = await execFileAsync(process.execPath, [...nodeFlags, '--import', 'tsx', join(__dirname, 'sendProbe.ts')], {
+		cwd: join(__dirname, '..', '..'),
+		env: {
+			...process.env,
+			PROBE_GATEWAY_URL: emulator.url,
+			PROBE_APP_CODE: appCode,
+			PROBE_SIGNATURE_ID: emulator.demo.signatureId,
+			PROBE_TEMPLATE_ID: emulator.demo.templateId,
+			PROBE_PHONE: phone,
+			PROBE_REFERENCE: reference,
+		},
+	});
+	return JSON.parse(stdout.trim().split('\n').pop() as string) as { items: IDataObject[]; hints: string[]; error?: string };
+}
+
 const reportsStarted = () => (trigger?.starts ?? []).map(([[item]]) => item.json);
 
 describe('Reference', () => {
@@ -144,9 +166,24 @@ describe('Reference', () => {
 		expect(emulator.ledger().byPath['/sms/send']?.calls).toBe(1);
 	});
 
-	it('says when the references stay in this process only (the memory store)', async () => {
-		const result = await send([{ phone: '13900007006', orderId: 'C-1' }]);
-		expect(hints(result)).toContainEqual(expect.stringMatching(/^References are kept in this n8n process's memory: an SMS Trigger in another n8n process/));
+	it('a report posted to the trigger carries the reference of a send made in another process, through the SQLite file', async () => {
+		await serveTrigger();
+		const { items, hints: sendHints } = await sendInAnotherProcess('13900007007', 'elsewhere-1');
+		expect(items).toEqual([expect.objectContaining({ taskId: expect.any(String), reference: 'elsewhere-1' })]);
+		expect(sendHints.join('\n')).not.toMatch(/memory/);
+
+		await deliver(items[0].taskId as string);
+		await until(() => reportsStarted().length === 1);
+		expect(reportsStarted()[0]).toMatchObject({ reference: 'elsewhere-1', sendExecutionId: 'probe-execution' });
+	});
+
+	it("says when the references stay in the sending process's memory (a Node without node:sqlite), where no trigger elsewhere sees them", async () => {
+		await serveTrigger();
+		const { items, hints: sendHints } = await sendInAnotherProcess('13900007008', 'in-memory-1', ['--no-experimental-sqlite']);
+		expect(sendHints).toContainEqual(expect.stringMatching(/^References are kept in this n8n process's memory: an SMS Trigger in another n8n process \(queue mode's webhook processes\) or after a restart cannot see them/));
+		await deliver(items[0].taskId as string);
+		await until(() => reportsStarted().length === 1);
+		expect(reportsStarted()[0]).not.toHaveProperty('reference');
 	});
 });
 
