@@ -1,5 +1,5 @@
 /**
- * `npx tsx test/e2e/delivery.ts` (after `npm run build`): delivery reports tied to their send, in
+ * `npm run test:e2e:delivery` (after `npm run build`): delivery reports tied to their send, in
  * real n8n 2.x with the package installed as a community package and the examples imported.
  * The order example (run as from the editor) sends with a reference; the report reaching the active
  * trigger updates the order's row in n8n's Data table; a report the emulator withholds is found by
