@@ -5,11 +5,14 @@ import { isFinalStatus, markReported, openDeliveryStore, readSends, type SendRec
 /** The gateway's task IDs are short; a longer one cannot be a send of ours and is not written to the store. */
 const MAX_TASK_ID_CHARS = 128;
 
-/** The fields a delivery report gains when the store knows its send. */
+/**
+ * The fields a delivery report gains when the store knows its send and the send had a Reference.
+ * Without one the report stays as it was: saved workflows see no new fields until they set one.
+ */
 function sendFields(record: SendRecord | undefined): IDataObject {
-	if (!record || record.sentAt === undefined) return {};
+	if (!record || record.sentAt === undefined || typeof record.reference !== 'string') return {};
 	return {
-		reference: record.reference ?? null,
+		reference: record.reference,
 		sendWorkflowId: record.workflowId ?? null,
 		sendExecutionId: record.executionId ?? null,
 		sentAt: new Date(record.sentAt).toISOString(),
