@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors/failures';
+import { redactSecret } from '../../../shared/errors/redact';
 import { smsTaskSchema, type SmsTask } from '../../../shared/gateway/schemas/sms';
 import { countedCall, type BillKind } from '../../../shared/money/bill';
 import { runForEachItem } from '../../../shared/n8n/batch';
@@ -133,9 +134,9 @@ async function checkPending(ctx: IExecuteFunctions, client: GatewayClient, store
 		}
 	};
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(client.settings.limiter.maxConcurrent, sends.length)) }, worker));
+	if (errors.length > 0) tally.firstFailure = redactSecret(errors[0] instanceof Error ? errors[0].message : String(errors[0]), client.settings.appCode);
 	// Every query failed: the gateway or the credential is the problem, so the item fails and says so.
-	if (sends.length > 0 && errors.length === sends.length) throw errors[0];
-	if (errors.length > 0) tally.firstFailure = errors[0] instanceof Error ? errors[0].message : String(errors[0]);
+	if (errors.length === sends.length && sends.length > 0) throw errors[0];
 
 	// Claimed in one update: a report that reached a trigger meanwhile, or another run's check, is not output twice.
 	const claimed = await markReported(store, finals.map(({ task, record }) => ({ taskId: record.taskId, status: task.status as number })), 'checkPending');
