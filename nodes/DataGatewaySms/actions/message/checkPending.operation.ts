@@ -10,7 +10,7 @@ import type { DurableStore } from '../../../shared/store/durableStore';
 import { isFinalStatus, KEEP_SENDS_MS, listPendingSends, markReported, openDeliveryStore, type SendRecord } from '../../../shared/store/sendsByTask';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
-import { presentTask } from './getStatus.operation';
+import { presentTask } from '../../../shared/output/smsObjects';
 
 /** Free status queries, counted in the run's bill hint. */
 export const bill: BillKind = 'smsStatus';
@@ -164,7 +164,7 @@ function addHints(ctx: IExecuteFunctions, store: DurableStore | undefined, talli
 
 /**
  * Check Pending Deliveries: the catch-up for delivery reports the SMS Trigger missed (the gateway
- * pushes each report once; docs/gateway-api.md). Each input item runs one check; an item with
+ * pushes each report once; docs/gateway-api.md, Callbacks). Each input item runs one check; an item with
  * nothing final yet outputs nothing.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {

@@ -1,15 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { asNodeError } from '../../../shared/errors/failures';
-import { presentTask } from './getStatus.operation';
+import { presentTask } from '../../../shared/output/smsObjects';
 import { DeliveryLog } from './reference';
 import { planSend } from './send/plan';
 import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
 import { reserveSends } from './send/records';
 import { startSendRun, type SendOutcome } from './send/run';
-import { runSends, sendOnce } from './send/send';
+import { runSends } from './send/outcome';
+import { sendOnce } from './send/send';
 import type { BillKind } from '../../../shared/money/bill';
 import { isFinalStatus } from '../../../shared/store/sendsByTask';
 
@@ -41,6 +42,15 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** The refusal of the whole node as one item's own error, naming that item. */
+function wholeNodeRefusal(node: INode, error: unknown, itemIndex: number): NodeOperationError {
+	const description = (error as { description?: unknown }).description;
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
+		description: typeof description === 'string' ? description : undefined,
+		itemIndex,
+	});
+}
+
 type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error: unknown };
 
 /**
@@ -51,7 +61,7 @@ type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
-	const run = startSendRun(this, client, callOptions(this));
+	const run = await startSendRun(this, client, callOptions(this));
 	const deliveries = new DeliveryLog(this, client.accountKey);
 	const settled = new Map<number, Settled>();
 	const polling = new Map<number, Polling>();
@@ -71,7 +81,11 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					return await planSend(run, itemIndex);
 				}),
 			beforeCalls: async (plans) => {
-				const refused = await reserveSends(run, [...plans.values()]);
+				const refused = await reserveSends(run, [...plans.values()]).catch((error: unknown) => {
+					// A refusal of the whole node (spending cap, send records) is every waiting item's error.
+					for (const itemIndex of plans.keys()) settled.set(itemIndex, { error: wholeNodeRefusal(this.getNode(), error, itemIndex) });
+					return Promise.reject(error);
+				});
 				for (const [itemIndex, error] of refused) settled.set(itemIndex, { error });
 				return refused;
 			},
