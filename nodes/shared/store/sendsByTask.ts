@@ -48,7 +48,11 @@ export async function openDeliveryStore(ctx: IExecuteFunctions | IWebhookFunctio
 	return await openDurableStore(ctx, { withoutCredential: true });
 }
 
-const taskKey = (taskId: string) => `delivery:task:${taskId}`;
+const DELIVERY_KEY_PREFIX = 'delivery:';
+/** Whether a store key is one of these records (tests count the store's work per kind of record). */
+export const isDeliveryKey = (key: string) => key.startsWith(DELIVERY_KEY_PREFIX);
+
+const taskKey = (taskId: string) => `${DELIVERY_KEY_PREFIX}task:${taskId}`;
 /**
  * A list per minute, not per hour: every send rewrites its list whole, and a webhook workflow that
  * texts once per execution would rewrite an hour's list thousands of times (about 2 ms a send at
@@ -56,7 +60,7 @@ const taskKey = (taskId: string) => `delivery:task:${taskId}`;
  */
 const LIST_SPAN_MS = 60_000;
 const listOf = (at: number) => Math.floor(at / LIST_SPAN_MS);
-const listKey = (account: string, list: number) => `delivery:sent:${account}:${list}`;
+const listKey = (account: string, list: number) => `${DELIVERY_KEY_PREFIX}sent:${account}:${list}`;
 /** A list lives as long as the records of its last minute. */
 const listTtlMs = (list: number, keepMs: number, now: number) => (list + 1) * LIST_SPAN_MS + keepMs - now;
 /** Lists pruned in one store update. */
