@@ -1,37 +1,27 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action'),
 		displayName: 'Data Gateway Enterprise',
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Registration', value: 'registration' },
-					{ name: 'Copyright', value: 'copyright' },
-				],
-				default: 'registration',
-			},
+			resourceProperty([
+				{ name: 'Registration', value: 'registration' },
+				{ name: 'Copyright', value: 'copyright' },
+			]),
 			...registration.description,
 			...copyright.description,
 		],

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { readmeLink } from '../shared/n8n/readmeLink';
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
 import { router } from './actions/router';
 import * as signature from './actions/signature';
@@ -9,33 +9,23 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action'),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
 		group: ['output'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
 		defaults: { name: 'Data Gateway SMS' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Message', value: 'message' },
-					{ name: 'Signature', value: 'signature' },
-					{ name: 'Template', value: 'template' },
-				],
-				default: 'message',
-			},
+			resourceProperty([
+				{ name: 'Message', value: 'message' },
+				{ name: 'Signature', value: 'signature' },
+				{ name: 'Template', value: 'template' },
+			]),
 			{
 				displayName: `Each item is texted at most once: Retry On Fail and retried executions do not send it twice. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
 				name: 'atMostOnceNotice',

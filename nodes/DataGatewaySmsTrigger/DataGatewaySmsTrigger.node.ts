@@ -8,11 +8,11 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { nodeSkeleton } from '../shared/n8n/description';
 import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
 import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
-import { withIsoTimes } from '../shared/output/convert';
-import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/gateway/catalog';
+import { presentReviewed, presentTask } from '../shared/output/smsObjects';
+import { CALLBACK_ACTIONS, type CallbackAction } from '../shared/gateway/catalog';
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
@@ -32,17 +32,14 @@ function isCallbackAction(value: unknown): value is CallbackAction {
 
 export class DataGatewaySmsTrigger implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('trigger'),
 		displayName: 'Data Gateway SMS Trigger',
 		name: 'dataGatewaySmsTrigger',
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
 		group: ['trigger'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["events"].join(", ") }}',
 		description: 'Starts a workflow on SMS (短信) delivery reports and on signature and template review results',
 		defaults: { name: 'Data Gateway SMS Trigger' },
-		inputs: [],
-		outputs: mainConnection,
 		webhooks: [
 			{
 				name: 'default',
@@ -121,18 +118,13 @@ export class DataGatewaySmsTrigger implements INodeType {
 
 		let object: IDataObject;
 		if (parsed.data.action === 'report') {
-			// Callbacks spell it receiveDate, the status query reveiveDate: hand over one name.
-			const { reveiveDate, receiveDate, ...task } = parsed.data.sms;
-			const label = SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown';
+			object = presentTask(parsed.data.sms);
 			const wanted = this.getNodeParameter('reportStatuses', []) as string[];
-			if (!wanted.includes(label)) return notStarted(`report status ${label} not selected`);
-			object = withIsoTimes({ ...task, receiveDate: receiveDate ?? reveiveDate ?? null, statusLabel: label }, ['sendDate', 'receiveDate']);
+			if (!wanted.includes(String(object.statusLabel))) return notStarted(`report status ${object.statusLabel} not selected`);
 		} else {
-			const reviewed = parsed.data.sign;
-			const label = REVIEW_STATUS_LABELS[String(reviewed.status)] ?? 'unknown';
+			object = presentReviewed(parsed.data.sign);
 			const wanted = this.getNodeParameter('reviewResults', []) as string[];
-			if (!wanted.includes(label)) return notStarted(`review result ${label} not selected`);
-			object = withIsoTimes({ ...reviewed, statusLabel: label }, ['create_time', 'update_time']);
+			if (!wanted.includes(String(object.statusLabel))) return notStarted(`review result ${object.statusLabel} not selected`);
 		}
 
 		const options = this.getNodeParameter('options', {}) as IDataObject;

@@ -1,24 +1,21 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, nodeSkeleton } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
 
 export class DataGatewayTelephone implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action'),
 		displayName: 'Data Gateway Telephone',
 		name: 'dataGatewayTelephone',
 		icon: { light: 'file:dataGatewayTelephone.svg', dark: 'file:dataGatewayTelephone.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: 'Identify Number',
 		description:
 			'Identify a mobile or landline phone number: region, carrier, and whether users reported it as fraud, spam, marketing or advertising',
 		defaults: { name: 'Data Gateway Telephone' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
 			{

@@ -1,37 +1,27 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import { router } from './actions/router';
 import * as vehicle from './actions/vehicle';
 import * as violation from './actions/violation';
 
 export class DataGatewayVehicle implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action'),
 		displayName: 'Data Gateway Vehicle',
 		name: 'dataGatewayVehicle',
 		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Look up traffic violations and vehicle registration details by plate number',
 		defaults: { name: 'Data Gateway Vehicle' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Violation', value: 'violation' },
-					{ name: 'Vehicle', value: 'vehicle' },
-				],
-				default: 'violation',
-			},
+			resourceProperty([
+				{ name: 'Violation', value: 'violation' },
+				{ name: 'Vehicle', value: 'vehicle' },
+			]),
 			...violation.description,
 			...vehicle.description,
 		],

@@ -3,18 +3,19 @@ import type { z } from 'zod/v4';
 
 import { runForEachItem } from '../../shared/n8n/batch';
 import { checkKeyword } from '../../shared/checks/keyword';
-import { checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
+import { checkGatewayId, checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
-import { withIsoTimes } from '../../shared/output/convert';
-import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/gateway/catalog';
-import { openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
-import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/store/sendRecords/rules';
+import { presentReviewed } from '../../shared/output/smsObjects';
+import type { OperationName } from '../../shared/gateway/catalog';
+import { keptRecordsText, openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
+import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint } from '../../shared/store/sendRecords/rules';
+import { RecordsFailure } from '../../shared/store/sendRecords/sendRecords';
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state/executionMemory';
 
 /**
- * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
+ * Signatures and templates share one lifecycle (docs/gateway-api.md#states): created under review, approved or
  * rejected, modifiable only when rejected, deletable when approved or rejected. One implementation serves both.
  */
 export interface ReviewedKind {
@@ -106,11 +107,23 @@ function fields(kind: ReviewedKind, operation: ReviewedOperation): INodeProperti
 	}
 }
 
-/** Readable status beside the code, and ISO times beside the originals. */
-export function presentReviewed(object: IDataObject): IDataObject {
-	const shaped: IDataObject = { ...object };
-	if (object.status !== undefined && object.status !== null) shaped.statusLabel = REVIEW_STATUS_LABELS[String(object.status)] ?? 'unknown';
-	return withIsoTimes(shaped, ['create_time', 'update_time']) as IDataObject;
+/** The Operation dropdown of a reviewed resource. */
+export function reviewedOperationProperty(kind: ReviewedKind): INodeProperties {
+	const noun = kind.label.toLowerCase();
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [kind.resource] } },
+		options: [
+			{ name: 'Create', value: 'create', description: `Submit a new ${noun} for review`, action: `Create a ${noun}` },
+			{ name: 'Delete', value: 'delete', description: `Delete an approved or rejected ${noun} (one under review may be refused)`, action: `Delete a ${noun}` },
+			{ name: 'Get', value: 'get', description: `Get a ${noun} with its review status`, action: `Get a ${noun}` },
+			{ name: 'Update', value: 'update', description: `Modify a rejected ${noun} and resubmit it for review`, action: `Update a ${noun}` },
+		],
+		default: 'create',
+	};
 }
 
 /** The lifecycle rule behind a refusal that is about the state; undefined where the state decides nothing. */
@@ -126,7 +139,7 @@ function stateRuleHint(kind: ReviewedKind, operation: ReviewedOperation): string
 }
 
 /**
- * Whether the gateway refused a change because of the object's state. The spec shows no codes, so
+ * Whether the gateway refused a change because of the object's state. The gateway shows no codes, so
  * besides the emulator's 40004 the message is read tolerantly; any other refusal keeps its own hint.
  */
 const STATE_REFUSAL_CODE = 40004;
@@ -153,9 +166,8 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		// executions (a retried one) the same create from this node is skipped for a day: a second
 		// create makes a duplicate, while a repeated update or delete gets the gateway's own answer.
 		const changes = operation === 'get' ? undefined : executionMemory(this).changes;
-		const records = changes && operation === 'create' ? openSendRecords(this, client, undefined, CHANGE_REPEAT_WINDOW_MINUTES) : undefined;
-		const decisions = new Map<number, SendDecision>();
-		const attempted = new Set<number>();
+		const records = changes && operation === 'create' ? await openSendRecords(this, { repeatWindowMinutes: CHANGE_REPEAT_WINDOW_MINUTES }) : undefined;
+		const made = new Map<number, string | null>();
 		const keyOf = (itemIndex: number, params: Plan['params']) => runKey(this, itemIndex, client.questionKey(gatewayOperation, params));
 		const changeOnce = async (itemIndex: number, params: Plan['params']): Promise<unknown> => {
 			const ask = async () => (await client.call(gatewayOperation, params, schema, options)).data;
@@ -164,24 +176,33 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			const earlier = changes.get(key);
 			if (earlier) return await earlier.outcome;
 			if (!records) return await rememberOutcome(changes, key, { outcome: ask() });
-			if (decisions.get(itemIndex)?.kind === 'repeat') return SKIPPED_AS_REPEAT;
-			attempted.add(itemIndex);
+			// Made by another execution, or by an earlier try of this item in another process: not made again.
+			if (['repeat', 'earlier'].includes(records.decisionOf(itemIndex)?.kind ?? '')) return SKIPPED_AS_REPEAT;
+			const claimed = await records.claim(itemIndex).catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), `${kind.label} create`, error, CHANGE_REPEAT_WINDOW_MINUTES, itemIndex)));
+			if (claimed !== 'go') return SKIPPED_AS_REPEAT;
 			const settled = await rememberOutcome(changes, key, { outcome: ask() }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
 			);
-			if (!('error' in settled)) return settled.answer;
-			if (callCertainlyFailed(settled.error)) await records.release([itemIndex]);
+			if (!('error' in settled)) {
+				made.set(itemIndex, null);
+				return settled.answer;
+			}
+			if (callCertainlyFailed(settled.error)) {
+				await records.release([itemIndex]).catch((failure: unknown) => {
+					const error = settled.error as Error & { description?: string };
+					if (failure instanceof RecordsFailure) error.description = `${error.description ?? ''} ${keptRecordsText(failure, CHANGE_REPEAT_WINDOW_MINUTES)}`.trim();
+				});
+			}
 			throw settled.error;
 		};
 		const batch = runForEachItem<Plan, unknown>(this, {
 			beforeCalls: records
 				? async (plans) => {
 						const fresh = [...plans].filter(([itemIndex, plan]) => !changes?.has(keyOf(itemIndex, plan.params)));
-						const decided = await records
+						await records
 							.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })))
-							.catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), records.where, `${kind.label} create`, error)));
-						for (const [itemIndex, decision] of decided) decisions.set(itemIndex, decision);
+							.catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), `${kind.label} create`, error, CHANGE_REPEAT_WINDOW_MINUTES)));
 					}
 				: undefined,
 			concurrency: client.settings.limiter.maxConcurrent,
@@ -189,9 +210,9 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
 				const params: Record<string, string | number> = {};
 				if (operation !== 'create') {
-					const id = Number(this.getNodeParameter('id', itemIndex, 0));
-					if (!Number.isInteger(id) || id <= 0) throw fail(`${kind.label} ID`, `"${id}" is not a positive whole number`, `Use the ID that Create returned.`);
-					params.id = id;
+					const checked = checkGatewayId(this.getNodeParameter('id', itemIndex, ''));
+					if (checked.problem !== undefined) throw fail(`${kind.label} ID`, checked.problem, `Use the ID that Create returned.`);
+					params.id = checked.id;
 				}
 				if (operation === 'create' || operation === 'update') {
 					const name = String(this.getNodeParameter('name', itemIndex, '')).trim();
@@ -249,7 +270,17 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			(items) => ({ items }),
 			(error: unknown) => ({ error }),
 		);
-		await records?.releaseAllBut(attempted);
+		// A create left "outcome unknown" is skipped all the same: the failure changes nothing for the user.
+		await records?.markSent(made);
+		const kept = await records?.releaseUnstarted().then(
+			() => undefined,
+			(failure: unknown) => failure,
+		);
+		if (kept instanceof RecordsFailure) {
+			const text = keptRecordsText(kept, CHANGE_REPEAT_WINDOW_MINUTES);
+			if (!('error' in outcome)) this.addExecutionHints?.({ message: text, location: 'outputPane' });
+			else if (outcome.error instanceof Error) Object.assign(outcome.error, { description: `${(outcome.error as { description?: string }).description ?? ''} ${text}`.trim() });
+		}
 		if ('error' in outcome) throw outcome.error;
 		return outcome.items;
 	}

@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { priceOf, roundYuan } from './spend';
 import type { OperationName } from '../gateway/catalog';
+import { plural } from '../output/plural';
 
 /** What one run of one node called; keyed by the run's context object, so it ends with the run. */
 interface Tally {
@@ -38,7 +39,6 @@ export function countReused(ctx: IExecuteFunctions): void {
 	tally.reused = (tally.reused ?? 0) + 1;
 }
 
-const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`;
 
 const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
 
@@ -54,13 +54,13 @@ function countItems(items: INodeExecutionData[]) {
 	return { answered: answered.size, failed: failed.size };
 }
 
-/** What repeated items are called in the reuse part of a lookup's bill. */
-const REPEATED: Partial<Record<OperationName, string>> = {
-	telephoneIdentify: 'repeated numbers',
-	violationQuery: 'repeated plates',
-	vehicleDetail: 'repeated vehicles',
-	enterpriseDetail: 'repeated companies',
-	enterpriseCopyright: 'pages',
+/** What repeated items are called in the reuse part of a lookup's bill: one, then several. */
+const REPEATED: Partial<Record<OperationName, [string, string]>> = {
+	telephoneIdentify: ['repeated number', 'repeated numbers'],
+	violationQuery: ['repeated plate', 'repeated plates'],
+	vehicleDetail: ['repeated vehicle', 'repeated vehicles'],
+	enterpriseDetail: ['repeated company', 'repeated companies'],
+	enterpriseCopyright: ['page', 'pages'],
 };
 
 /** The bill of a lookup run: "5 paid calls, 0.2 yuan; 3 repeated plates answered without a new call". */
@@ -73,7 +73,7 @@ export function lookupBill(operation: OperationName, calls: number, reused: numb
 				? `${plural(calls, 'free call')}, 0 yuan (within the gateway's daily free quota)`
 				: `${plural(calls, 'free call')}, 0 yuan`,
 	];
-	if (reused > 0) parts.push(`${reused} ${REPEATED[operation] ?? 'repeated items'} answered without a new call`);
+	if (reused > 0) parts.push(`${plural(reused, ...(REPEATED[operation] ?? ['repeated item', 'repeated items']))} answered without a new call`);
 	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
 	return parts.join('; ');
 }

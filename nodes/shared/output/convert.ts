@@ -1,6 +1,6 @@
-/** Pure helpers for the "Simplify" output option: they smooth the spec's oddities. */
+/** Pure helpers for the "Simplify" output option: they smooth the gateway's oddities (docs/gateway-api.md#answers). */
 
-/** The gateway's time zone is not shown in the spec; its samples are China local time. */
+/** The gateway's time zone is not documented (docs/gateway-api.md#open-points); its samples are China local time. */
 export const DEFAULT_GATEWAY_UTC_OFFSET = '+08:00';
 
 const GATEWAY_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?$/;
@@ -26,17 +26,19 @@ export function withIsoTimes<T extends Record<string, unknown>>(record: T, field
 /** HTML fragments (as in the telephone `countDesc`) as plain text. */
 export function htmlToText(value: unknown): string | null {
 	if (typeof value !== 'string') return null;
-	return value
-		.replace(/<br\s*\/?>/gi, '\n')
-		.replace(/<[^>]*>/g, '')
-		.replace(/&nbsp;/g, ' ')
-		.replace(/&lt;/g, '<')
-		.replace(/&gt;/g, '>')
-		.replace(/&quot;/g, '"')
-		.replace(/&#39;/g, "'")
-		.replace(/&amp;/g, '&')
-		.replace(/[ \t]+/g, ' ')
-		.trim();
+	let text = value;
+	// Passes that cannot change the text are skipped: this runs for every telephone answer.
+	if (text.includes('<')) text = text.replace(/<br\s*\/?>/gi, '\n').replace(/<[^>]*>/g, '');
+	if (text.includes('&')) {
+		text = text
+			.replace(/&nbsp;/g, ' ')
+			.replace(/&lt;/g, '<')
+			.replace(/&gt;/g, '>')
+			.replace(/&quot;/g, '"')
+			.replace(/&#39;/g, "'")
+			.replace(/&amp;/g, '&');
+	}
+	return text.replace(/[ \t]+/g, ' ').trim();
 }
 
 /** The enterprise samples write `-` (and sometimes an empty string) for "no value". */
