@@ -3,6 +3,7 @@ import type { z } from 'zod/v4';
 import { MisshapenAnswer, type GatewayFailure } from '../errors/failures';
 import { redactSecret } from '../errors/redact';
 import { describeSchemaProblem, envelopeSchema } from '../gateway/schemas/envelope';
+import { parseAnswer } from '../gateway/schemas/fastParse';
 import type { OperationName } from '../gateway/catalog';
 import type { MakeFailure } from './failure';
 import { parseRetryAfter } from './retry';
@@ -96,7 +97,7 @@ export function readHttpAnswer(
 			}),
 		};
 	}
-	const envelope = envelopeSchema.safeParse(json);
+	const envelope = parseAnswer(envelopeSchema, json);
 	if (!envelope.success) {
 		return {
 			retryable: false,
@@ -125,7 +126,7 @@ export function readEnvelope<Schema extends z.ZodType>(
 			hint: 'The gateway refused the request. Its code and message say why; check the input values and the account.',
 		});
 	}
-	const data = schema.safeParse(envelope.data);
+	const data = parseAnswer(schema, envelope.data);
 	if (!data.success) {
 		// Code 0 is a success, and billed: the answer is handed over as sent, never dropped.
 		throw new MisshapenAnswer({

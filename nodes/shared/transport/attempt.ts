@@ -11,13 +11,15 @@ import type { GatewaySettings } from './settings';
 export type QueryValue = string | number | boolean | IDataObject | null | undefined;
 
 export function buildQueryString(params: Record<string, QueryValue>): string {
-	const parts: string[] = [];
-	for (const [name, value] of Object.entries(params)) {
+	// Built as one string, without arrays: this runs twice for every item (its sharing key and its request).
+	let query = '';
+	for (const name of Object.keys(params)) {
+		const value = params[name];
 		if (value === undefined || value === null || value === '') continue;
 		const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-		parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(text)}`);
+		query += `${query === '' ? '' : '&'}${encodeURIComponent(name)}=${encodeURIComponent(text)}`;
 	}
-	return parts.join('&');
+	return query;
 }
 
 /** Connection errors that prove the request never reached the gateway. */

@@ -8,7 +8,8 @@ import { planSend } from './send/plan';
 import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
 import { reserveSends } from './send/records';
 import { startSendRun, type SendOutcome } from './send/run';
-import { runSends, sendOnce } from './send/send';
+import { runSends } from './send/outcome';
+import { sendOnce } from './send/send';
 import type { BillKind } from '../../../shared/money/bill';
 
 /** Counted in the run's bill hint. */
@@ -58,7 +59,7 @@ type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
-	const run = startSendRun(this, client, callOptions(this));
+	const run = await startSendRun(this, client, callOptions(this));
 	const settled = new Map<number, Settled>();
 	const polling = new Map<number, Polling>();
 	const keep = <T>(itemIndex: number, work: () => Promise<T>): Promise<T> =>
