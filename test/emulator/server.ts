@@ -18,6 +18,8 @@ export interface EmulatorConfig {
 	deliveryDelayMs: number;
 	deliveryFailureShare: number;
 	callbackUrl?: string;
+	/** Delivery reports are not pushed (the task still reaches its final status): a receiver that was down. */
+	withholdReports?: boolean;
 	smsLimits: SmsLimits;
 	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
 	copyrightMaxPageSize?: number;
@@ -68,6 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		deliveryDelayMs: options.deliveryDelayMs ?? 3000,
 		deliveryFailureShare: options.deliveryFailureShare ?? 0.1,
 		callbackUrl: options.callbackUrl,
+		withholdReports: options.withholdReports ?? false,
 		smsLimits: { ...DEFAULT_SMS_LIMITS, ...options.smsLimits },
 		copyrightMaxPageSize: options.copyrightMaxPageSize,
 	};
@@ -111,6 +114,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 					segments,
 				),
 			emit: (action, body) => {
+				if (action === 'report' && config.withholdReports) {
+					sentCallbacks.push({ action, status: 'withheld' });
+					return;
+				}
 				// The real gateway has one callback URL; a comma-separated list lets tests feed several receivers.
 				const urls = (config.callbackUrl ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
 				for (const url of urls) {
