@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE, DEFAULT_SMS_LIMITS, OPERATIONS } from '../../nodes/shared/gateway/catalog';
 import { ADMIN_PREFIX, admin } from './admin';
 import { CODES } from './codes';
-import { FaultState, writeFault, type Faults } from './faults';
+import { AFTER_PROCESSING, FaultState, writeFault, type Faults } from './faults';
 import { appCodeOf, json } from './http';
 import { Ledger } from './ledger';
 import { fail, gatewayRoutes, type Account, type Routed } from './routes';
@@ -18,6 +18,8 @@ export interface EmulatorConfig {
 	deliveryDelayMs: number;
 	deliveryFailureShare: number;
 	callbackUrl?: string;
+	/** Delivery reports are not pushed (the task still reaches its final status): a receiver that was down. */
+	withholdReports?: boolean;
 	smsLimits: SmsLimits;
 	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
 	copyrightMaxPageSize?: number;
@@ -66,6 +68,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		deliveryDelayMs: options.deliveryDelayMs ?? 3000,
 		deliveryFailureShare: options.deliveryFailureShare ?? 0.1,
 		callbackUrl: options.callbackUrl,
+		withholdReports: options.withholdReports ?? false,
 		smsLimits: { ...DEFAULT_SMS_LIMITS, ...options.smsLimits },
 		copyrightMaxPageSize: options.copyrightMaxPageSize,
 	};
@@ -109,6 +112,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 					segments,
 				),
 			emit: (action, body) => {
+				if (action === 'report' && config.withholdReports) {
+					sentCallbacks.push({ action, status: 'withheld' });
+					return;
+				}
 				// The real gateway has one callback URL; a comma-separated list lets tests feed several receivers.
 				const urls = (config.callbackUrl ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
 				for (const url of urls) {
@@ -143,7 +150,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		if (latencyMs) await new Promise((resolve) => setTimeout(resolve, latencyMs));
 
 		const step = faults.take(url.pathname);
-		if (step && step.kind !== 'misshapen') {
+		if (step && !AFTER_PROCESSING.has(step.kind)) {
 			ledger.record({ path: url.pathname, account: label, code: null, kind: step.kind === '429' ? 'rejected429' : 'faulted', billed: false, costYuan: 0 });
 			return writeFault(step, request, response);
 		}
@@ -166,6 +173,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		const billed = result.answer.code === CODES.ok && result.costYuan > 0;
 		const text = url.pathname === '/sms/send' ? { phone: url.searchParams.get('phone') ?? '', params: url.searchParams.get('params') ?? '' } : {};
 		ledger.record({ path: url.pathname, account: label, code: result.answer.code, kind: 'call', billed, costYuan: billed ? result.costYuan : 0, ...text });
+		// Done and billed, and then the answer is lost on its way back.
+		if (step && step.kind !== 'misshapen') return writeFault(step, request, response);
 		json(response, 200, result.answer);
 	}
 

@@ -10,11 +10,26 @@ import { parseRetryAfter } from './retry';
 
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-/** One attempt's outcome: the gateway's envelope, or a failure and whether another attempt may help. */
+/**
+ * One attempt's outcome: the gateway's envelope, or a failure and whether another attempt may help.
+ * `mayBeBilled` is false only when the gateway certainly did not bill it (docs/gateway-api.md: billed
+ * only for code 0): it answered with another code, refused the request (4xx), or never got it.
+ */
 export interface AttemptResult {
 	failure?: GatewayFailure;
 	retryable: boolean;
+	mayBeBilled: boolean;
 	envelope?: Envelope;
+}
+
+/** A 5xx body that is the gateway's own envelope with a non-zero code: a refusal, not a lost answer. */
+function isGatewayRefusal(text: string): boolean {
+	try {
+		const code = (JSON.parse(text) as { code?: unknown } | null)?.code;
+		return typeof code === 'number' && code !== 0;
+	} catch {
+		return false;
+	}
 }
 
 export interface GatewayAnswer<T> {
@@ -49,6 +64,8 @@ export function readHttpAnswer(
 		const detail = looksLikeHtml(text) ? 'an HTML error page' : shorten(redactSecret(text, secret)) || 'an empty body';
 		return {
 			retryable,
+			// A proxy's 502 or 504 may stand for an answer the gateway gave (and billed) that was lost.
+			mayBeBilled: statusCode >= 500 && !isGatewayRefusal(text),
 			failure: fail(operation, 'http-status', `the gateway answered HTTP ${statusCode} with ${detail}`, {
 				httpStatus: statusCode,
 				retryAfterMs: statusCode === 429 ? parseRetryAfter(responseHeaders['retry-after']) : undefined,
@@ -73,6 +90,7 @@ export function readHttpAnswer(
 				: 'JSON that is malformed or cut off';
 		return {
 			retryable: false,
+			mayBeBilled: true,
 			failure: fail(operation, 'not-json', `the gateway answered HTTP ${statusCode} with ${what}`, {
 				httpStatus: statusCode,
 				hint: 'Check the Base URL in the credential: it must be the API root. A proxy or captive portal can also answer with an HTML page.',
@@ -83,12 +101,13 @@ export function readHttpAnswer(
 	if (!envelope.success) {
 		return {
 			retryable: false,
+			mayBeBilled: true,
 			failure: fail(operation, 'schema', `the gateway's answer is not the expected envelope: ${describeSchemaProblem(envelope.error)}`, {
 				httpStatus: statusCode,
 			}),
 		};
 	}
-	return { retryable: false, envelope: envelope.data };
+	return { retryable: false, mayBeBilled: envelope.data.code === 0, envelope: envelope.data };
 }
 
 /** The envelope's code and the operation's data: a refusal throws, billed data that does not fit throws a MisshapenAnswer. */
