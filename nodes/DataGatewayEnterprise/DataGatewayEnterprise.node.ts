@@ -1,13 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('action'),
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway Enterprise',
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },

@@ -16,6 +16,7 @@ import { CALLBACK_ACTIONS, type CallbackAction } from '../shared/gateway/catalog
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
+import { sendOfReport } from './sendOfReport';
 
 const STARTED_ANSWER = { received: true, started: true };
 
@@ -117,7 +118,12 @@ export class DataGatewaySmsTrigger implements INodeType {
 		if (!events.includes(action)) return notStarted('event not selected');
 
 		let object: IDataObject;
+		let send: IDataObject = {};
 		if (parsed.data.action === 'report') {
+			// Looked up (and the report marked received) before the status filter: an unselected status was still received.
+			const sendOf = await sendOfReport(this, parsed.data.sms);
+			if (sendOf.caughtUp) return notStarted('already output by Check Pending Deliveries');
+			send = sendOf.fields;
 			object = presentTask(parsed.data.sms);
 			const wanted = this.getNodeParameter('reportStatuses', []) as string[];
 			if (!wanted.includes(String(object.statusLabel))) return notStarted(`report status ${object.statusLabel} not selected`);
@@ -137,7 +143,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 		// above, so a repeat sent after this answer sees the event. webhookResponse is the same answer for callers that read it.
 		return {
 			webhookResponse: STARTED_ANSWER,
-			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, receivedAt: new Date().toISOString() }])],
+			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, ...send, receivedAt: new Date().toISOString() }])],
 		};
 	}
 }

@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as checkPendingDeliveries from './checkPending.operation';
 import * as getStatus from './getStatus.operation';
 import * as send from './send.operation';
 import * as sendAndCheck from './sendAndCheck.operation';
 
-export { getStatus, send, sendAndCheck };
+export { checkPendingDeliveries, getStatus, send, sendAndCheck };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +15,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
 		options: [
+			{
+				name: 'Check Pending Deliveries',
+				value: 'checkPendingDeliveries',
+				description: 'Find sent messages whose delivery report never reached an SMS Trigger and output the final ones (free queries)',
+				action: 'Check pending deliveries',
+			},
 			{
 				name: 'Get Status',
 				value: 'getStatus',
@@ -38,4 +45,5 @@ export const description: INodeProperties[] = [
 	...send.description,
 	...sendAndCheck.description,
 	...getStatus.description,
+	...checkPendingDeliveries.description,
 ];
