@@ -1,3 +1,4 @@
+import type { DurableStore } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { KEEP_SENDS_MS, listPendingSends, markReported, readSends, recordSends } from '../../nodes/shared/store/sendsByTask';
 
@@ -11,8 +12,8 @@ beforeEach(() => {
 });
 
 const send = (taskId: string, reference: string | null = null) => ({ taskId, reference, workflowId: 'w1', executionId: 'e1' });
-const pendingIds = async (account = 'acct', since = now - 24 * HOUR, until = now) =>
-	(await listPendingSends(store, account, since, until, 100)).sends.map((record) => record.taskId);
+const pendingIds = async (account = 'acct', since = now - 24 * HOUR, until = now, max = 100) =>
+	(await listPendingSends(store, account, since, until, max)).sends.map((record) => record.taskId);
 
 describe('sends by task ID', () => {
 	it('a report that reached the trigger before its send was recorded keeps its mark: the send is not pending', async () => {
@@ -56,12 +57,36 @@ describe('sends by task ID', () => {
 		expect(await pendingIds()).toEqual(['T1']);
 	});
 
-	it('settled task IDs leave the minute list as it is read, so the lists shrink as reports arrive', async () => {
+	it("settled task IDs leave the minute's index as it is read, so its parts shrink as reports arrive", async () => {
 		await recordSends(store, 'acct', [send('T1'), send('T2')]);
 		await markReported(store, [{ taskId: 'T1', status: -1 }], 'trigger');
 		expect(await pendingIds()).toEqual(['T2']);
-		const listKey = `delivery:sent:acct:${Math.floor(now / 60_000)}`;
-		expect(JSON.parse((await store.read([listKey]))[0] as string)).toEqual(['T2']);
+		const partKey = `delivery:sent:acct:${Math.floor(now / 60_000)}:0`;
+		expect(JSON.parse((await store.read([partKey]))[0] as string)).toEqual(['T2']);
+	});
+
+	it("a minute's index grows by parts of at most 200 task IDs, and each save rewrites only the last part", async () => {
+		const minute = Math.floor(now / 60_000);
+		const written: string[][] = [];
+		const counting: DurableStore = { ...store, kind: store.kind, label: store.label, now: () => store.now(), read: (keys) => store.read(keys), update: (keys, decide) => store.update(keys, (values, at) => {
+			const decision = decide(values, at);
+			written.push(decision.writes.filter((write) => write.key.startsWith('delivery:sent:')).map((write) => write.value ?? ''));
+			return decision;
+		}) };
+		const ids = Array.from({ length: 450 }, (_, index) => `P${index}`);
+		for (let start = 0; start < ids.length; start += 30) await recordSends(counting, 'acct', ids.slice(start, start + 30).map((id) => send(id)));
+		const parts = await store.read([0, 1, 2, 3].map((part) => `delivery:sent:acct:${minute}:${part}`));
+		expect(parts.map((part) => (part === undefined ? 0 : (JSON.parse(part) as string[]).length))).toEqual([180, 180, 90, 0]);
+		expect(await store.read([`delivery:parts:acct:${minute}`])).toEqual(['3']);
+		// Each save that held wrote one part, never more than 200 IDs (a save on a stale guess writes nothing and tries again).
+		expect(written.filter((writes) => writes.length > 0).every((writes) => writes.length === 1 && (JSON.parse(writes[0]) as string[]).length <= 200)).toBe(true);
+		expect((await pendingIds('acct', now - HOUR, now, 1000)).sort()).toEqual([...ids].sort());
+	});
+
+	it('saves at once, each on a stale guess of the last part, still put every task ID in the index', async () => {
+		const ids = Array.from({ length: 240 }, (_, index) => `Q${index}`);
+		await Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(async (group) => await recordSends(store, 'acct', ids.slice(group * 30, group * 30 + 30).map((id) => send(id)))));
+		expect((await pendingIds('acct', now - HOUR, now, 1000)).sort()).toEqual([...ids].sort());
 	});
 
 	it('a damaged record reads as unknown instead of failing the report', async () => {
