@@ -77,10 +77,11 @@ const PRUNE_BATCH = 500;
 const PART_TRIES = 20;
 
 /**
- * The last part of each credential's current minute, as this process last saw it: only a guess
- * (the update checks it against the count), so that a save names the right part in one update.
+ * The last part of each credential's current minute in each store, as this process last saw it:
+ * only a guess (the update checks it against the count), so that a save names the right part in
+ * one update.
  */
-const lastPartSeen = new Map<string, { list: number; part: number }>();
+const lastPartSeen = new WeakMap<DurableStore, Map<string, { list: number; part: number }>>();
 const MAX_ACCOUNTS_SEEN = 1_000;
 
 function readPartCount(value: string | undefined): number {
@@ -126,7 +127,9 @@ export async function recordSends(store: DurableStore, account: string, sends: r
 	const list = listOf(await store.now());
 	const taskIds = [...new Set(sends.map((send) => send.taskId))];
 	const byTask = new Map(sends.map((send) => [send.taskId, send]));
-	const seen = lastPartSeen.get(account);
+	let seenInStore = lastPartSeen.get(store);
+	if (!seenInStore) lastPartSeen.set(store, (seenInStore = new Map()));
+	const seen = seenInStore.get(account);
 	let guess = seen?.list === list ? seen.part : 0;
 	for (let attempt = 0; attempt < PART_TRIES; attempt++) {
 		const expected = guess;
@@ -157,8 +160,8 @@ export async function recordSends(store: DurableStore, account: string, sends: r
 			});
 			return { writes, result: { written: true, part: written } };
 		});
-		if (lastPartSeen.size >= MAX_ACCOUNTS_SEEN && !lastPartSeen.has(account)) lastPartSeen.clear();
-		lastPartSeen.set(account, { list, part: saved.part });
+		if (seenInStore.size >= MAX_ACCOUNTS_SEEN && !seenInStore.has(account)) seenInStore.clear();
+		seenInStore.set(account, { list, part: saved.part });
 		if (saved.written) return;
 		guess = saved.part;
 	}
