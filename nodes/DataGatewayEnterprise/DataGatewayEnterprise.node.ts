@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 import { router } from './actions/router';
 
 export class DataGatewayEnterprise implements INodeType {
@@ -13,7 +14,9 @@ export class DataGatewayEnterprise implements INodeType {
 		group: ['transform'],
 		version: NODE_VERSIONS,
 		defaultVersion: LATEST_NODE_VERSION,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		documentationUrl: readmeUrl('data-gateway-enterprise'),
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },
 		usableAsTool: true,

@@ -1,9 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { readmeLink } from '../shared/n8n/readmeLink';
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
+import { gatewayMethods, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
 import * as message from './actions/message';
+import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
+import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
 
@@ -13,9 +15,12 @@ export class DataGatewaySms implements INodeType {
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
 		group: ['output'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// 1.2: Template Variables opens on "From the Template"; saved nodes keep their form.
+		version: [...NODE_VERSIONS, 1.2],
+		defaultVersion: 1.2,
+		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		documentationUrl: readmeUrl('data-gateway-sms'),
 		description:
 			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
 		defaults: { name: 'Data Gateway SMS' },
@@ -37,6 +42,13 @@ export class DataGatewaySms implements INodeType {
 				default: 'message',
 			},
 			{
+				// The gateway's prices are fixed (docs/gateway-api.md); shown before a run, not only in its bill.
+				displayName: `Prices: Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, signatures and templates: free. ${readmeLink('data-gateway-sms', 'More')}`,
+				name: 'priceNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
 				displayName: `Each item is texted at most once: Retry On Fail and retried executions do not send it twice. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
 				name: 'atMostOnceNotice',
 				type: 'notice',
@@ -49,7 +61,7 @@ export class DataGatewaySms implements INodeType {
 		],
 	};
 
-	methods = gatewayMethods;
+	methods = { ...gatewayMethods, resourceMapping: { [TEMPLATE_VARIABLES_METHOD]: templateVariableFields } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

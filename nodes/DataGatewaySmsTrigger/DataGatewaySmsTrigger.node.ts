@@ -38,8 +38,9 @@ export class DataGatewaySmsTrigger implements INodeType {
 		group: ['trigger'],
 		version: NODE_VERSIONS,
 		defaultVersion: LATEST_NODE_VERSION,
-		subtitle: '={{ $parameter["events"].join(", ") }}',
-		description: 'Starts a workflow on SMS (短信) delivery reports and on signature and template review results',
+		subtitle: '={{ $parameter["events"].map((event) => ({ report: "delivery report", sign: "signature review", template: "template review" })[event] ?? event).join(", ") }}',
+		// n8n lists this node and Data Gateway SMS as one entry in the node creator, with this text: sending comes first.
+		description: 'Send SMS text messages (短信) with Data Gateway SMS; this trigger starts a workflow on their delivery reports and on signature and template review results',
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		inputs: [],
 		outputs: mainConnection,

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
 
@@ -12,7 +13,9 @@ export class DataGatewayTelephone implements INodeType {
 		group: ['transform'],
 		version: NODE_VERSIONS,
 		defaultVersion: LATEST_NODE_VERSION,
-		subtitle: 'Identify Number',
+		// As the other nodes' "operation: resource"; this node has one resource.
+		subtitle: '={{ $parameter["operation"] + ": phone number" }}',
+		documentationUrl: readmeUrl('data-gateway-telephone'),
 		description:
 			'Identify a mobile or landline phone number: region, carrier, and whether users reported it as fraud, spam, marketing or advertising',
 		defaults: { name: 'Data Gateway Telephone' },

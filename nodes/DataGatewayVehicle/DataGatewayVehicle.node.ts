@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 import { router } from './actions/router';
 import * as vehicle from './actions/vehicle';
 import * as violation from './actions/violation';
@@ -13,7 +14,9 @@ export class DataGatewayVehicle implements INodeType {
 		group: ['transform'],
 		version: NODE_VERSIONS,
 		defaultVersion: LATEST_NODE_VERSION,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		documentationUrl: readmeUrl('data-gateway-vehicle'),
 		description: 'Look up traffic violations and vehicle registration details by plate number',
 		defaults: { name: 'Data Gateway Vehicle' },
 		usableAsTool: true,

@@ -114,14 +114,26 @@ export function smsBill(items: INodeExecutionData[]): string {
 	return parts.join('; ');
 }
 
-/** Which bill an operation gets: a paid or free lookup, an SMS send, or a free query. */
-export type BillKind = OperationName | 'sms' | 'free';
+/** The bill of an SMS preview: nothing sent, and what sending the previewed items would cost. */
+export function smsPreviewBill(items: INodeExecutionData[]): string {
+	const previews = items.filter((item) => !isErrorItem(item)).map((item) => item.json as IDataObject);
+	const segments = previews.reduce((sum, json) => sum + (Number(json.segments) || 0), 0);
+	const yuan = previews.reduce((sum, json) => sum + (Number(json.estimatedCostYuan) || 0), 0);
+	const failed = countItems(items).failed;
+	const parts = [`Preview only: no SMS sent, 0 yuan; sending these ${plural(previews.length, 'SMS', 'SMS')} would cost ${roundYuan(yuan)} yuan when delivered (${plural(segments, 'message segment')})`];
+	if (failed > 0) parts.push(`${plural(failed, 'item')} would be refused`);
+	return parts.join('; ');
+}
+
+/** Which bill an operation gets: a paid or free lookup, an SMS send or preview, or a free query. */
+export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free';
 
 /** The bill kind of a node's resource and operation. */
 
 /** The run's bill as one line. */
 export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
 	if (kind === 'sms') return smsBill(items);
+	if (kind === 'smsPreview') return smsPreviewBill(items);
 	const { answered, failed } = countItems(items);
 	if (kind === 'free') return lookupBill('smsStatus', answered, 0, failed);
 	const tally = tallyOf(ctx);
