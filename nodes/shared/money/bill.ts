@@ -40,7 +40,8 @@ export function countReused(ctx: IExecuteFunctions): void {
 
 const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`;
 
-const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
+/** An item that reports a failed input item (from runForEachItem under Continue On Fail). */
+export const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
 
 /** Input items that got an answer, and input items that failed. */
 function countItems(items: INodeExecutionData[]) {
@@ -125,6 +126,16 @@ export function smsPreviewBill(items: INodeExecutionData[]): string {
 	return parts.join('; ');
 }
 
+/**
+ * Items a send skipped as a repeat of an earlier execution: said as a warning, with how to send
+ * again, since a deliberate second test send from the editor is skipped too.
+ */
+export function repeatWarning(items: INodeExecutionData[]): string | undefined {
+	const repeats = items.filter((item) => !isErrorItem(item) && item.json.skippedAsRepeat === true).length;
+	if (repeats === 0) return undefined;
+	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
+}
+
 /** Which bill an operation gets: a paid or free lookup, an SMS send or preview, or a free query. */
 export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free';
 
@@ -150,6 +161,8 @@ export function addBillHint(ctx: IExecuteFunctions, kind: BillKind, items: INode
 	if (typeof ctx.addExecutionHints !== 'function') return;
 	try {
 		ctx.addExecutionHints({ message: billText(ctx, kind, items), type: 'info', location: 'outputPane' });
+		const repeats = kind === 'sms' ? repeatWarning(items) : undefined;
+		if (repeats) ctx.addExecutionHints({ message: repeats, type: 'warning', location: 'outputPane' });
 	} catch {
 		// The hint is a courtesy: it must never fail a run that succeeded.
 	}
