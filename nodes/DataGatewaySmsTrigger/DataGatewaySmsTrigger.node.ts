@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 
 import { mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
 import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
 import { withIsoTimes } from '../shared/output/convert';
@@ -44,6 +45,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 		subtitle: '={{ $parameter["events"].map((event) => ({ report: "delivery report", sign: "signature review", template: "template review" })[event] ?? event).join(", ") }}',
 		// n8n lists this node and Data Gateway SMS as one entry in the node creator, with this text: sending comes first.
 		description: 'Send SMS text messages (短信) with Data Gateway SMS; this trigger starts a workflow on their delivery reports and on signature and template review results',
+		documentationUrl: readmeUrl('data-gateway-sms-trigger'),
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		inputs: [],
 		outputs: mainConnection,

@@ -16,11 +16,12 @@ const urlTokenOption: INodeProperties = {
 	description: 'A secret the callback URL must carry as ?token=…; add it to the URL you paste into the gateway. Otherwise 401.',
 };
 
-/** Version 1.2: readable, since it is part of the URL shown above anyway. */
+/** Version 1.2: a secret field like the others, yet readable in the URL shown above, where it is part of the path. */
 const pathTokenOption: INodeProperties = {
 	displayName: 'URL Token',
 	name: 'token',
 	type: 'string',
+	typeOptions: { password: true },
 	default: '',
 	placeholder: 'e.g. the output of openssl rand -hex 16',
 	description: 'A secret that becomes part of the callback URL shown above (letters, digits, - and _). A callback to any other URL is refused.',
