@@ -1,4 +1,4 @@
-import type { IDataObject, ILoadOptionsFunctions, INode, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INode, INodeParameters, ResourceMapperValue } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { TEMPLATE_VARIABLES_METHOD } from '../../nodes/DataGatewaySms/actions/message/templateVariables';
@@ -23,9 +23,16 @@ const hints = (result: WorkflowRunResult) => (result.run.data.resultData.runData
 const sendCalls = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
 
 /** What the form saves for "From the Template" once the template's variables were loaded. */
-const fromTemplate = (value: IDataObject) => ({
+const fromTemplate = (value: Record<string, string>) => ({
 	variablesInput: 'template',
-	templateVariables: { mappingMode: 'defineBelow', value, schema: [{ id: 'code', displayName: 'code', required: true, defaultMatch: false, display: true, type: 'string' }] },
+	templateVariables: {
+		mappingMode: 'defineBelow',
+		value,
+		matchingColumns: [],
+		schema: [{ id: 'code', displayName: 'code', required: true, defaultMatch: false, display: true, type: 'string' }],
+		attemptToConvertTypes: false,
+		convertFieldsToString: true,
+	} satisfies ResourceMapperValue,
 });
 
 /** The resource mapper's method as the editor calls it, with the node's current Template ID. */
