@@ -75,6 +75,13 @@ describe('Template Variables "From the Template"', () => {
 		expect(sendCalls()).toBe(0);
 	});
 
+	it('with both IDs left at 0, one error names the item once and both fields', async () => {
+		const result = await runSms(sendParameters(emulator, { signId: 0, templateId: 0 }), [{ phone: '13900031004' }], 1);
+		expect(result.error?.message).toBe('Item 1: Signature ID and Template ID are both empty or 0');
+		expect(result.error?.description).toMatch(/Signature → Get and Template → Get/);
+		expect(sendCalls()).toBe(0);
+	});
+
 	it('a saved node (1.1) keeps Key-Value Pairs as its default', async () => {
 		const { variablesInput: _default, ...saved } = sendParameters(emulator);
 		const result = await runSms(saved, [{ phone: '13900031003' }], 1.1);

@@ -57,6 +57,10 @@ function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: 
 
 /** The item's request from its fields, checked: number, IDs and variables. Preview reads it too. */
 export function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
+	const unset = (name: string) => ['', '0'].includes(String(ctx.getNodeParameter(name, itemIndex, '') ?? '').trim());
+	if (unset('signId') && unset('templateId')) {
+		throw inputError(ctx.getNode(), itemIndex, 'Signature ID and Template ID', 'are both empty or 0', 'Enter the numeric IDs of an approved signature and template: find them in the gateway console, or with Signature → Get and Template → Get.');
+	}
 	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
 	const templateId = readId(ctx, itemIndex, 'templateId', 'Template ID');
 	const phone = checkMobileNumber(ctx.getNodeParameter('phone', itemIndex, '') as string);
