@@ -19,6 +19,7 @@ import { CREDENTIAL_ID, credentialNameFor, loadExamples, SANDBOX_OWNER, webhookP
 import { newSandbox, npmStart, stopAll, waitReady, type NpmStart } from '../sandbox/npmStart';
 import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
+import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -167,6 +168,16 @@ async function main() {
 			// The notice tells users to click "Execute step": the editor must show a button of that name.
 			assert.match(text, /The Test URL listens only after "Execute step"/);
 			assert.ok((text.match(/Execute step/g) ?? []).length >= 2, `the panel shows an "Execute step" button besides the notice:\n${text}`);
+		});
+
+		const credential = { id: CREDENTIAL_ID, name: credentialNameFor(sandbox.emulatorUrl, true) };
+		await check("a new SMS node offers its template's variables by name and shows the prices", async () => await checkSmsForm(page, rest, sandbox.url, credential));
+		await check('Preview shows the exact message and its cost, and sends nothing', async () => await checkPreview(page, rest, sandbox.url, credential, sandbox.emulatorUrl));
+		await check('a second test send is skipped with a warning that says how to send again', async () => await checkRepeatWarning(page, rest, sandbox.url, credential));
+		await check("a new SMS Trigger's URL carries its token; callbacks that start nothing show while listening; a send reaches the Test URL", async () => {
+			const trigger = await checkTriggerUrl(page, rest, sandbox.url);
+			await checkRefusedWhileListening(page, rest, sandbox.url, trigger);
+			await checkTestUrlGetsSends(page, rest, sandbox.url);
 		});
 
 		await check('"Continue (using error output)" shows the failed item on the Error branch', async () => {
