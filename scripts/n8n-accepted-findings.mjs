@@ -32,4 +32,14 @@ export const ACCEPTED_FINDINGS = [
 		reason:
 			"one unref'd setInterval that bounds the paid-answer memory in time without waiting for a later call (issue 18); it runs only while something is remembered and never keeps n8n alive",
 	},
+	{
+		rule: '@n8n/community-nodes/no-restricted-imports',
+		files: ['nodes/shared/store/hostEnvironment.ts'],
+		reason: "the SQLite store's file lives in n8n's user folder (node:os for the home folder, node:path, node:fs to create the folder), as n8n's own database does (issue 24)",
+	},
+	{
+		rule: '@n8n/community-nodes/no-restricted-globals',
+		files: ['nodes/shared/store/hostEnvironment.ts'],
+		reason: "reads n8n's own settings (N8N_USER_FOLDER, EXECUTIONS_MODE, QUEUE_BULL_REDIS_*) to find the user folder and the queue Redis, and asks the process for node:sqlite (process.getBuiltinModule) so that a Node without it still loads the package (issue 24)",
+	},
 ];

@@ -1,4 +1,5 @@
 import './n8nEnv';
+import './freshStore';
 
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import {

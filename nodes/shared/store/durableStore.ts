@@ -35,19 +35,28 @@ export interface DurableStore {
 	read(keys: readonly string[]): Promise<Array<string | undefined>>;
 	/**
 	 * Atomic read-decide-write over `keys`. Writes may touch only those keys. Throws StoreUnavailable
-	 * when the store cannot be reached or answers something unexpected; then nothing was written.
+	 * when the store cannot be reached or answers something unexpected; then nothing was written,
+	 * unless its `maybeWritten` is true (the writes were sent and the answer was lost or garbled).
+	 * An error thrown by `decide` is passed on as it is, with nothing written.
 	 */
 	update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T>;
 }
 
-/** The store could not be used; `store` names it, `message` says what failed (no secrets). */
+/**
+ * The store could not be used; `store` names it (a label), `message` says what failed and names
+ * the store (no secrets). `maybeWritten`: an update's writes had been sent when it failed, so they
+ * may have been applied; read again to know.
+ */
 export class StoreUnavailable extends Error {
+	readonly maybeWritten: boolean;
+
 	constructor(
 		readonly store: string,
 		message: string,
-		options?: { cause?: unknown },
+		options?: { cause?: unknown; maybeWritten?: boolean },
 	) {
-		super(message, options);
+		super(message, options?.cause === undefined ? undefined : { cause: options.cause });
 		this.name = 'StoreUnavailable';
+		this.maybeWritten = options?.maybeWritten ?? false;
 	}
 }

@@ -1,4 +1,6 @@
 import type { DurableStore, StoreDecision } from './durableStore';
+import { hostClock } from './hostClock';
+import { checkWrittenKeys, lifetimeMs } from './keyName';
 
 /**
  * The last resort: this process's memory, lost on restart and not shared with other processes.
@@ -9,7 +11,7 @@ export class MemoryStore implements DurableStore {
 	readonly label = "this n8n process's memory";
 	private readonly entries = new Map<string, { value: string; expiresAt: number }>();
 
-	constructor(private readonly clock: () => number = Date.now) {}
+	constructor(private readonly clock: () => number = () => hostClock.now()) {}
 
 	async now(): Promise<number> {
 		return this.clock();
@@ -23,10 +25,10 @@ export class MemoryStore implements DurableStore {
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
 		const now = this.clock();
 		const { writes, result } = decide(keys.map((key) => this.valueOf(key, now)), now);
+		checkWrittenKeys(keys, writes);
 		for (const write of writes) {
-			if (!keys.includes(write.key)) throw new Error(`A store update wrote ${write.key}, which it did not read`);
 			if (write.value === null) this.entries.delete(write.key);
-			else this.entries.set(write.key, { value: write.value, expiresAt: write.ttlMs ? now + write.ttlMs : Infinity });
+			else this.entries.set(write.key, { value: write.value, expiresAt: now + (lifetimeMs(write.ttlMs) ?? Infinity) });
 		}
 		return result;
 	}

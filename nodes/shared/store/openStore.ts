@@ -1,17 +1,91 @@
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { DurableStore } from './durableStore';
+import { nodeSqlite, nodeVersion, queueRedisSettings, storeFilePath } from './hostEnvironment';
 import { MemoryStore } from './memoryStore';
+import { redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type SharedRedis } from './redis/connection';
+import { RedisDurableStore } from './redisStore';
+import { SqliteDurableStore } from './sqliteStore';
 
+/** The credential type whose Shared Redis URL the store uses (transport/clientForNode.ts names it too). */
+const CREDENTIAL_TYPE = 'dataGatewayApi';
+
+/** One store per process and target: Redis stores by connection, SQLite stores by file. */
+const redisStores = new WeakMap<SharedRedis, RedisDurableStore>();
+const sqliteStores = new Map<string, SqliteDurableStore>();
 let processMemory: MemoryStore | undefined;
 
+export interface OpenOptions {
+	/**
+	 * Skip the credential's Redis: the store that a node without the credential (the SMS Trigger)
+	 * also opens, for records that node must read.
+	 */
+	withoutCredential?: boolean;
+}
+
 /**
- * The durable store for this node's credential. Order: the credential's Redis, n8n's queue Redis
- * in queue mode, an SQLite file in n8n's user folder, this process's memory.
- * (Redis and SQLite arrive with the store work; until then every caller gets process memory.)
+ * The durable store for this node. Order: the credential's Redis, n8n's queue Redis in queue
+ * mode, an SQLite file in n8n's user folder, this process's memory. Opening sends nothing: a store
+ * that cannot be used fails its first call with a StoreUnavailable. Works for a node's execute()
+ * and a trigger's webhook() (which may have no credential).
  */
-export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunctions): Promise<DurableStore> {
-	void ctx;
+export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunctions, options: OpenOptions = {}): Promise<DurableStore> {
+	const node = ctx.getNode();
+	const credential = options.withoutCredential ? undefined : node.credentials?.[CREDENTIAL_TYPE];
+	if (credential) {
+		// Tied to the credential, so that a changed URL closes the old connection (store/redis/connection.ts).
+		const owner = `store:${credential.id ?? credential.name}`;
+		const settings = redisSettingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
+		if (settings) {
+			const redis = redisFor(settings, owner);
+			return redisStore(redis, `the credential's Redis at ${redis.where}`, (failure) => `fix the credential's "${failure.field}"`);
+		}
+		releaseRedis(owner);
+	}
+	const queue = queueRedisSettings();
+	if (queue) {
+		const redis = redisFor(queue, 'store:queue');
+		return redisStore(redis, `n8n's queue Redis at ${redis.where}`, () => "check n8n's QUEUE_BULL_REDIS_* settings");
+	}
+	const sqlite = nodeSqlite();
+	if (sqlite) {
+		const file = storeFilePath();
+		let store = sqliteStores.get(file);
+		if (!store) sqliteStores.set(file, (store = new SqliteDurableStore(sqlite, file)));
+		return store;
+	}
 	processMemory ??= new MemoryStore();
 	return processMemory;
+}
+
+function redisStore(redis: SharedRedis, label: string, fix: ConstructorParameters<typeof RedisDurableStore>[2]): RedisDurableStore {
+	let store = redisStores.get(redis);
+	if (!store) redisStores.set(redis, (store = new RedisDurableStore(redis, label, fix)));
+	return store;
+}
+
+/**
+ * A sentence for the node's hint when the store is this process's memory (no Redis, and a Node
+ * without `node:sqlite`), else undefined: users should know what a restart forgets.
+ */
+export function storeFallbackNotice(store: DurableStore): string | undefined {
+	if (store.kind !== 'memory') return undefined;
+	return (
+		`What this node keeps between executions (send records, answers kept for reuse) is in ${store.label} only: a restart of n8n forgets it, and other n8n processes do not see it. ` +
+		`This Node (${nodeVersion()}) has no node:sqlite for a store file; run n8n on Node 22.13 or later (as n8n 2.x does), or set "${REDIS_URL_FIELD}" in the credential.`
+	);
+}
+
+/** Adds storeFallbackNotice to the execution's hints, where n8n offers hints (not in a trigger's webhook). */
+export function hintStoreFallback(ctx: IExecuteFunctions | IWebhookFunctions, store: DurableStore): void {
+	const notice = storeFallbackNotice(store);
+	const hints = ctx as Partial<Pick<IExecuteFunctions, 'addExecutionHints'>>;
+	if (notice && typeof hints.addExecutionHints === 'function') hints.addExecutionHints({ message: notice, type: 'warning', location: 'outputPane' });
+}
+
+/** Closes the SQLite files and forgets every store, as a restart would (tests only). */
+export function forgetOpenStores(): void {
+	for (const store of sqliteStores.values()) store.close();
+	sqliteStores.clear();
+	processMemory = undefined;
 }

@@ -1,0 +1,181 @@
+import { sleep } from 'n8n-workflow';
+
+import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
+import { mayWorkNow, nextTurn } from './eventLoopShare';
+import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
+import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
+
+/** What the store needs of a connection (store/redis/connection.ts's SharedRedis). */
+export type RedisCommands = Pick<SharedRedis, 'command' | 'runScript'>;
+
+/**
+ * Writes only if every key still holds what the update read. ARGV: per key what it held ('0'
+ * absent, '1' followed by the value), then per write the key's index, 'D' (delete), 'K' (keep
+ * until deleted) or a lifetime in ms, and the value. Answers 1 when written, 0 on a conflict.
+ */
+const COMPARE_AND_SET_SOURCE = `local n = #KEYS
+for i = 1, n do
+  local held = redis.call('GET', KEYS[i])
+  local expected = ARGV[i]
+  if expected == '0' then
+    if held then return 0 end
+  elseif (not held) or ('1' .. held) ~= expected then
+    return 0
+  end
+end
+for i = n + 1, #ARGV, 3 do
+  local key = KEYS[tonumber(ARGV[i])]
+  local mode = ARGV[i + 1]
+  if mode == 'D' then redis.call('DEL', key)
+  elseif mode == 'K' then redis.call('SET', key, ARGV[i + 2])
+  else redis.call('SET', key, ARGV[i + 2], 'PX', mode) end
+end
+return 1`;
+
+/** The script for `count` keys (a script's key count is part of how it is called). */
+const compareAndSetScripts = new Map<number, RedisScript>();
+function compareAndSet(count: number): RedisScript {
+	let script = compareAndSetScripts.get(count);
+	if (!script) compareAndSetScripts.set(count, (script = new RedisScript(COMPARE_AND_SET_SOURCE, count)));
+	return script;
+}
+
+/** Tries of one update before it gives up on keys that keep changing; tests may lower it. */
+export const redisStoreTries = { max: 12 };
+
+/**
+ * A Redis shared by every n8n process (the credential's, or n8n's queue Redis): `update` reads
+ * the keys and Redis's clock, decides, then writes in one compare-and-set script, and decides
+ * again when another process changed a key meanwhile. Every reply is checked; anything else is a
+ * StoreUnavailable that names this Redis and what to fix.
+ */
+export class RedisDurableStore implements DurableStore {
+	readonly kind = 'redis' as const;
+
+	constructor(
+		private readonly redis: RedisCommands,
+		readonly label: string,
+		/** Where to fix a failure: the credential's field, or n8n's QUEUE_BULL_REDIS_* settings. */
+		private readonly fix: (failure: RedisUnavailable) => string,
+	) {}
+
+	async now(): Promise<number> {
+		return this.timeFrom(await this.call('TIME', () => this.redis.command('TIME', [])));
+	}
+
+	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
+		if (keys.length === 0) return [];
+		while (!mayWorkNow()) await nextTurn();
+		return await this.valuesOf(keys.map(storedKeyName));
+	}
+
+	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+		// Updates of this process to the same keys take turns: they would only collide with each other.
+		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide));
+	}
+
+	private readonly turns = new KeyTurns();
+
+	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+		while (!mayWorkNow()) await nextTurn();
+		const names = keys.map(storedKeyName);
+		const indexOf = new Map<string, number>();
+		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
+		for (let attempt = 1; ; attempt++) {
+			// Both go out at once on the one connection; the script below checks the values anyway.
+			const [time, values] = await Promise.all([this.now(), names.length ? this.valuesOf(names) : []]);
+			const { writes, result } = decide(values, time);
+			checkWrittenKeys(keys, writes);
+			if (writes.length === 0) return result;
+			const args: string[] = values.map((value) => (value === undefined ? '0' : `1${value}`));
+			for (const write of writes) {
+				const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
+				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '');
+			}
+			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length), names, args), true);
+			if (answer === 1) return result;
+			if (answer !== 0) throw this.unexpected('the compare-and-set script', answer, true);
+			if (attempt >= redisStoreTries.max) {
+				throw new StoreUnavailable(this.label, `${this.label}: the keys of this update kept changing under other processes (${attempt} tries); nothing was written, try again`);
+			}
+			// Jittered, so that two processes that keep colliding drift apart.
+			await sleep(Math.floor(Math.random() * 3 * attempt));
+		}
+	}
+
+	/** Runs one call; any failure is a StoreUnavailable naming this store and what to fix. */
+	private async call(what: string, send: () => Promise<unknown>, writes = false): Promise<unknown> {
+		try {
+			return await send();
+		} catch (error) {
+			throw this.failed(what, error, writes);
+		}
+	}
+
+	private failed(what: string, error: unknown, writes: boolean): StoreUnavailable {
+		if (error instanceof RedisUnavailable) {
+			// Only a connection lost after sending, or an answer that came too late, can hide a write; a
+			// refusal (OOM, a read-only replica) or a connection that never opened cannot.
+			const hidden = /was lost|no answer from Redis/.test(error.reason);
+			return new StoreUnavailable(this.label, `${this.label} could not be used for ${what}: ${error.reason} (${this.fix(error)})`, {
+				cause: error,
+				maybeWritten: writes && hidden,
+			});
+		}
+		const reason = error instanceof Error ? error.message : String(error);
+		return new StoreUnavailable(this.label, `${this.label} could not be used for ${what}: ${reason.slice(0, 200)}`, { cause: error, maybeWritten: writes });
+	}
+
+	private timeFrom(reply: unknown): number {
+		if (Array.isArray(reply) && reply.length === 2 && reply.every((part) => typeof part === 'string' && /^\d{1,16}$/.test(part))) {
+			const [seconds, micros] = reply as [string, string];
+			return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+		}
+		throw this.unexpected('TIME', reply);
+	}
+
+	private async valuesOf(names: string[]): Promise<Array<string | undefined>> {
+		const reply = await this.call('MGET', () => this.redis.command('MGET', names));
+		if (Array.isArray(reply) && reply.length === names.length && reply.every((value) => value === null || typeof value === 'string')) {
+			return (reply as Array<string | null>).map((value) => value ?? undefined);
+		}
+		throw this.unexpected('MGET', reply);
+	}
+
+	private unexpected(what: string, reply: unknown, writes = false): StoreUnavailable {
+		return new StoreUnavailable(this.label, `${this.label} answered ${describeReply(reply)} to ${what}, which this store does not expect${writes ? '; its writes may or may not have been applied' : ''}`, {
+			maybeWritten: writes,
+		});
+	}
+}
+
+/**
+ * Runs work in call order per key: a call waits for the earlier calls that share any of its keys,
+ * and only for those (no deadlock: each waits only for calls that started before it).
+ */
+class KeyTurns {
+	private readonly last = new Map<string, Promise<unknown>>();
+
+	async run<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
+		const unique = [...new Set(keys)];
+		const earlier = unique.map((key) => this.last.get(key)).filter((turn) => turn !== undefined);
+		const mine = Promise.allSettled(earlier).then(work);
+		const done = mine.then(
+			() => undefined,
+			() => undefined,
+		);
+		for (const key of unique) this.last.set(key, done);
+		void done.then(() => {
+			for (const key of unique) if (this.last.get(key) === done) this.last.delete(key);
+		});
+		return await mine;
+	}
+}
+
+/** A short, safe description of a reply: its kind and the start of it. */
+function describeReply(reply: unknown): string {
+	if (reply === null || reply === undefined) return 'nothing';
+	if (Array.isArray(reply)) return `a list of ${reply.length}`;
+	const text = typeof reply === 'string' ? JSON.stringify(reply.slice(0, 40)) : String(reply).slice(0, 40);
+	return `${typeof reply} ${text}`;
+}

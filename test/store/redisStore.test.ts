@@ -1,0 +1,242 @@
+/**
+ * The Redis durable store (nodes/shared/store/redisStore.ts) against a real redis-server: the
+ * store contract, keys kept as hashes, the compare-and-set retrying when another process changed
+ * a key, two OS processes racing, and every failed or garbled reply a StoreUnavailable that names
+ * the store.
+ */
+import { execFileSync } from 'node:child_process';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+
+import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
+import { storedKeyName } from '../../nodes/shared/store/keyName';
+import { closeAllRedis, parseRedisUrl, redisFor, redisTimeouts, SharedRedis } from '../../nodes/shared/store/redis/connection';
+import { RedisDurableStore, redisStoreTries, type RedisCommands } from '../../nodes/shared/store/redisStore';
+import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { freshKey, increment, storeContract } from './contract';
+import { raceTwoProcesses } from './processes';
+
+jest.setTimeout(120_000);
+
+let redis: RunningRedis;
+let ownConnection: SharedRedis;
+const servers: Server[] = [];
+const defaults = { timeouts: { ...redisTimeouts }, tries: { ...redisStoreTries } };
+
+const fix = () => 'fix it here';
+const storeOn = (connection: RedisCommands, label = 'the test Redis') => new RedisDurableStore(connection, label, fix);
+
+beforeAll(async () => {
+	redis = await startRedis(() => undefined);
+	ownConnection = new SharedRedis(parseRedisUrl(redis.url));
+});
+afterAll(async () => {
+	closeAllRedis();
+	ownConnection?.close();
+	servers.forEach((server) => server.close());
+	await redis?.stop();
+});
+afterEach(() => {
+	Object.assign(redisTimeouts, defaults.timeouts);
+	Object.assign(redisStoreTries, defaults.tries);
+});
+
+function cli(...args: string[]): string {
+	return execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).trim();
+}
+
+async function unavailable(promise: Promise<unknown>): Promise<StoreUnavailable> {
+	const error = await promise.then(
+		() => undefined,
+		(caught: unknown) => caught,
+	);
+	if (!(error instanceof StoreUnavailable)) throw new Error(`expected a StoreUnavailable, got ${String(error)}`);
+	return error;
+}
+
+describe('Redis durable store: the contract', () => {
+	storeContract({
+		store: () => storeOn(redisFor({ url: redis.url }, 'contract')),
+		other: () => storeOn(ownConnection),
+	});
+});
+
+describe('Redis durable store', () => {
+	it('keeps keys as hashes, with the lifetime asked for', async () => {
+		const store = storeOn(redisFor({ url: redis.url }, 'names'));
+		const key = `sms:13900001111:appcode-abc123:${freshKey('named')}`;
+		await store.update([key], () => ({ writes: [{ key, value: 'kept' }], result: undefined }));
+		const other = freshKey('timed');
+		await store.update([other], () => ({ writes: [{ key: other, value: 'timed', ttlMs: 90_000 }], result: undefined }));
+		const names = cli('--scan').split('\n');
+		expect(names).toContain(storedKeyName(key));
+		expect(names.join(' ')).not.toMatch(/13900001111|appcode|sms:/);
+		expect(cli('GET', storedKeyName(key))).toBe('kept');
+		expect(cli('PTTL', storedKeyName(key))).toBe('-1');
+		const ttl = Number(cli('PTTL', storedKeyName(other)));
+		expect(ttl).toBeGreaterThan(0);
+		expect(ttl).toBeLessThanOrEqual(90_000);
+	});
+
+	it('decides again when another process changed a key between the read and the write, writing only the second decision', async () => {
+		const key = freshKey('conflict');
+		const partner = freshKey('partner');
+		const connection = redisFor({ url: redis.url }, 'conflict');
+		let scriptCalls = 0;
+		const interfering: RedisCommands = {
+			command: (name, args, options) => connection.command(name, args, options),
+			runScript: async (script, keys, args, options) => {
+				// Before the first write, another connection changes the key the update read.
+				if (++scriptCalls === 1) await ownConnection.command('SET', [storedKeyName(key), 'from another process']);
+				return await connection.runScript(script, keys, args, options);
+			},
+		};
+		const seen: Array<Array<string | undefined>> = [];
+		const result = await storeOn(interfering).update([key, partner], (values) => {
+			seen.push(values);
+			return { writes: [{ key, value: `after ${values[0] ?? 'nothing'}` }, { key: partner, value: `partner after ${values[0] ?? 'nothing'}` }], result: values[0] };
+		});
+		expect(seen).toEqual([
+			[undefined, undefined],
+			['from another process', undefined],
+		]);
+		expect(result).toBe('from another process');
+		expect(await storeOn(connection).read([key, partner])).toEqual(['after from another process', 'partner after from another process']);
+	});
+
+	it('gives up with a StoreUnavailable, nothing written, when the keys keep changing', async () => {
+		redisStoreTries.max = 3;
+		const key = freshKey('churn');
+		const connection = redisFor({ url: redis.url }, 'churn');
+		let changes = 0;
+		const churning: RedisCommands = {
+			command: (name, args, options) => connection.command(name, args, options),
+			runScript: async (script, keys, args, options) => {
+				await ownConnection.command('SET', [storedKeyName(key), `change ${++changes}`]);
+				return await connection.runScript(script, keys, args, options);
+			},
+		};
+		let decisions = 0;
+		const failure = await unavailable(storeOn(churning, 'the churned Redis').update([key], () => ({ writes: [{ key, value: `mine ${++decisions}` }], result: undefined })));
+		expect(decisions).toBe(3);
+		expect(failure.message).toMatch(/^the churned Redis: the keys of this update kept changing under other processes \(3 tries\); nothing was written/);
+		expect(failure.maybeWritten).toBe(false);
+		expect(cli('GET', storedKeyName(key))).toBe('change 3');
+	});
+
+	it('loses no increment when two OS processes race on one counter', async () => {
+		const key = freshKey('processes');
+		const written = await raceTwoProcesses('redis', redis.url, key, 150);
+		expect(written.sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, index) => index + 1));
+		expect(await storeOn(ownConnection).read([key])).toEqual(['300']);
+	});
+
+	it('fails with a StoreUnavailable, writing nothing, when Redis refuses the write (out of memory)', async () => {
+		const key = freshKey('oom');
+		const store = storeOn(redisFor({ url: redis.url }, 'oom'), "the credential's Redis at the test port");
+		cli('CONFIG', 'SET', 'maxmemory', '1');
+		let failure: StoreUnavailable;
+		try {
+			failure = await unavailable(store.update([key], () => ({ writes: [{ key, value: 'x' }], result: undefined })));
+		} finally {
+			cli('CONFIG', 'SET', 'maxmemory', '0');
+		}
+		expect(failure.message).toMatch(/^the credential's Redis at the test port could not be used for the compare-and-set script: .*OOM command not allowed.*\(fix it here\)$/);
+		expect(failure.maybeWritten).toBe(false);
+		expect(failure.store).toBe("the credential's Redis at the test port");
+		expect(await store.read([key])).toEqual([undefined]);
+	});
+
+	it('fails with a StoreUnavailable naming the store when nothing answers', async () => {
+		const closed = await closedPort();
+		const store = storeOn(redisFor({ url: `redis://127.0.0.1:${closed}` }, 'refused'), `Redis at 127.0.0.1:${closed}`);
+		for (const call of [store.now(), store.read(['a']), store.update(['a'], () => ({ writes: [], result: 1 }))]) {
+			const failure = await unavailable(call);
+			expect(failure.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${closed} could not be used for (TIME|MGET): nothing answers .*ECONNREFUSED.*\\(fix it here\\)$`));
+		}
+	});
+
+	describe('a server that answers what Redis would not', () => {
+		const TIME = '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n';
+		const ONE_NULL = '*1\r\n$-1\r\n';
+		const cases: Array<{ name: string; replies: Record<string, string>; call: (store: DurableStore) => Promise<unknown>; message: RegExp; maybeWritten?: boolean }> = [
+			{ name: 'TIME as a number', replies: { TIME: ':7\r\n' }, call: (store) => store.now(), message: /answered number 7 to TIME/ },
+			{ name: 'TIME with letters', replies: { TIME: '*2\r\n$3\r\nabc\r\n$1\r\n0\r\n' }, call: (store) => store.now(), message: /answered a list of 2 to TIME/ },
+			{ name: 'MGET with too few values', replies: { MGET: ONE_NULL }, call: (store) => store.read(['a', 'b']), message: /answered a list of 1 to MGET/ },
+			{ name: 'MGET as a status', replies: { MGET: '+OK\r\n' }, call: (store) => store.read(['a']), message: /answered string "OK" to MGET/ },
+			{
+				name: 'the script answering 2',
+				replies: { TIME, MGET: ONE_NULL, EVALSHA: ':2\r\n' },
+				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
+				message: /answered number 2 to the compare-and-set script, which this store does not expect; its writes may or may not have been applied/,
+				maybeWritten: true,
+			},
+			{
+				name: 'the script answering a list',
+				replies: { TIME, MGET: ONE_NULL, EVALSHA: '*1\r\n:1\r\n' },
+				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
+				message: /answered a list of 1 to the compare-and-set script/,
+				maybeWritten: true,
+			},
+			{
+				name: 'no answer to the script',
+				replies: { TIME, MGET: ONE_NULL, EVALSHA: '' },
+				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
+				message: /could not be used for the compare-and-set script: no answer from Redis at 127\.0\.0\.1:\d+ within 0\.3 s \(fix it here\)$/,
+				maybeWritten: true,
+			},
+			{
+				name: 'the script refused',
+				replies: { TIME, MGET: ONE_NULL, EVALSHA: "-BUSY Redis is busy running a script\r\n" },
+				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
+				message: /could not be used for the compare-and-set script: Redis at 127\.0\.0\.1:\d+ refused the command \(BUSY Redis is busy running a script\)/,
+			},
+			{ name: 'bytes that are not Redis at all', replies: { TIME: 'HTTP/1.1 400 Bad Request\r\n\r\n' }, call: (store) => store.now(), message: /could not be used for TIME: the connection to Redis at 127\.0\.0\.1:\d+ was lost/ },
+		];
+		it.each(cases)('$name is a StoreUnavailable naming the store', async ({ replies, call, message, maybeWritten }) => {
+			redisTimeouts.commandMs = 300;
+			const url = await fakeRedis(replies);
+			const failure = await unavailable(call(storeOn(redisFor({ url }, `fake:${url}`), 'the fake Redis')));
+			expect(failure.message).toMatch(/^the fake Redis /);
+			expect(failure.message).toMatch(message);
+			expect(failure.maybeWritten).toBe(maybeWritten ?? false);
+		});
+	});
+
+	it('still counts right after those failures, on the real server', async () => {
+		const key = freshKey('after');
+		const store = storeOn(redisFor({ url: redis.url }, 'after'));
+		expect(await increment(store, key)).toBe(1);
+		expect(await increment(store, key)).toBe(2);
+	});
+});
+
+async function closedPort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+	const { port } = server.address() as AddressInfo;
+	await new Promise((done) => server.close(done));
+	return port;
+}
+
+const INFO = 'redis_version:7.0.0\r\nloading:0';
+
+/** A TCP server that answers Redis's ready check (INFO) as Redis would, and other commands from `replies` (an error otherwise). */
+async function fakeRedis(replies: Record<string, string>): Promise<string> {
+	const server = createServer((socket) => {
+		socket.on('error', () => undefined);
+		socket.on('data', (chunk) => {
+			const commands = chunk.toString('latin1').match(/\*\d+\r\n\$\d+\r\n[A-Za-z]+/g) ?? [];
+			const answer = commands
+				.map((command) => {
+					const name = command.split('\r\n')[2].toUpperCase();
+					if (name === 'INFO') return `$${INFO.length}\r\n${INFO}\r\n`;
+					return replies[name] ?? `-ERR unknown command '${name}'\r\n`;
+				})
+				.join('');
+			if (!socket.destroyed) socket.write(answer);
+		});
+	});
+	servers.push(server);
+	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+	return `redis://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}

