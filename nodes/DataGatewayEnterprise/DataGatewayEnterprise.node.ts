@@ -5,6 +5,8 @@ import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { readmeUrl } from '../shared/n8n/readmeLink';
 import { router } from './actions/router';
+import { PRICES_YUAN } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
@@ -35,6 +37,7 @@ export class DataGatewayEnterprise implements INodeType {
 				],
 				default: 'registration',
 			},
+			priceNotice(`Get Registration ${PRICES_YUAN.enterpriseDetail} yuan per company found; copyrights ${PRICES_YUAN.enterpriseCopyright} yuan per page`, 'data-gateway-enterprise'),
 			...registration.description,
 			...copyright.description,
 		],

@@ -5,6 +5,7 @@ import { gatewayMethods, mainConnection, NODE_VERSIONS } from '../shared/n8n/des
 import * as message from './actions/message';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
+import { priceNotice } from '../shared/n8n/priceNotice';
 import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
@@ -41,13 +42,10 @@ export class DataGatewaySms implements INodeType {
 				],
 				default: 'message',
 			},
-			{
-				// The gateway's prices are fixed (docs/gateway-api.md); shown before a run, not only in its bill.
-				displayName: `Prices: Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, signatures and templates: free. ${readmeLink('data-gateway-sms', 'More')}`,
-				name: 'priceNotice',
-				type: 'notice',
-				default: '',
-			},
+			priceNotice(
+				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, signatures and templates: free`,
+				'data-gateway-sms',
+			),
 			{
 				displayName: `Each item is texted at most once: Retry On Fail and retried executions do not send it twice. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
 				name: 'atMostOnceNotice',

@@ -4,6 +4,8 @@ import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } fr
 import { readmeUrl } from '../shared/n8n/readmeLink';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
+import { TELEPHONE_FREE_DAILY_CALLS } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
 
 export class DataGatewayTelephone implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,6 +26,7 @@ export class DataGatewayTelephone implements INodeType {
 		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
+			priceNotice(`Identify is free for ${TELEPHONE_FREE_DAILY_CALLS} calls a day (without limit for members)`, 'data-gateway-telephone'),
 			{
 				displayName: 'Operation',
 				name: 'operation',

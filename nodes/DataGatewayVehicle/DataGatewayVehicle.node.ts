@@ -3,6 +3,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
 import { readmeUrl } from '../shared/n8n/readmeLink';
 import { router } from './actions/router';
+import { PRICES_YUAN } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
 import * as vehicle from './actions/vehicle';
 import * as violation from './actions/violation';
 
@@ -35,6 +37,7 @@ export class DataGatewayVehicle implements INodeType {
 				],
 				default: 'violation',
 			},
+			priceNotice(`Query Violations ${PRICES_YUAN.violationQuery} yuan and Get Vehicle Detail ${PRICES_YUAN.vehicleDetail} yuan per answered call; support rules free`, 'data-gateway-vehicle'),
 			...violation.description,
 			...vehicle.description,
 		],

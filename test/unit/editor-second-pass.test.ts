@@ -87,6 +87,16 @@ describe('the SMS form', () => {
 	});
 });
 
+describe('prices before the first run', () => {
+	it('every action node opens with a notice of its operations\' prices, from the catalog', () => {
+		const noticeOf = (node: INodeType) => node.description.properties.find((property) => property.name === 'priceNotice')?.displayName ?? '';
+		expect(noticeOf(new DataGatewayVehicle())).toMatch(new RegExp(`Query Violations ${PRICES_YUAN.violationQuery} yuan and Get Vehicle Detail ${PRICES_YUAN.vehicleDetail} yuan`));
+		expect(noticeOf(new DataGatewayEnterprise())).toMatch(new RegExp(`Get Registration ${PRICES_YUAN.enterpriseDetail} yuan .* copyrights ${PRICES_YUAN.enterpriseCopyright} yuan per page`));
+		expect(noticeOf(new DataGatewayTelephone())).toMatch(/Identify is free for 100 calls a day/);
+		expect(noticeOf(sms)).toMatch(/^Prices: Send 0\.035 yuan/);
+	});
+});
+
 describe('the canvas and the docs links', () => {
 	it('every subtitle reads "operation: resource" in words', () => {
 		expect(subtitleOf(sms, { resource: 'message', operation: 'sendAndCheck' })).toBe('send and check: message');
