@@ -19,7 +19,7 @@ import { CREDENTIAL_ID, credentialNameFor, loadExamples, SANDBOX_OWNER, webhookP
 import { newSandbox, npmStart, stopAll, waitReady, type NpmStart } from '../sandbox/npmStart';
 import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
-import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
+import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkSubtitlesAndDocs, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -179,6 +179,7 @@ async function main() {
 			await checkRefusedWhileListening(page, rest, sandbox.url, trigger);
 			await checkTestUrlGetsSends(page, rest, sandbox.url);
 		});
+		await check('canvas subtitles read "operation: resource" in words; Docs links keep their #section', async () => await checkSubtitlesAndDocs(page, sandbox.url));
 
 		await check('"Continue (using error output)" shows the failed item on the Error branch', async () => {
 			try {

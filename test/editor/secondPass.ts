@@ -218,3 +218,22 @@ async function waitForExecution(rest: N8nRest, workflowId: string, before: Set<s
 		await sleep(500);
 	}
 }
+
+/** Canvas subtitles read "operation: resource" in words; a node's Docs link opens its README section as given (no ?utm… after the #). */
+export async function checkSubtitlesAndDocs(page: Page, url: string) {
+	const expected: Array<[string, string, string, string]> = [
+		['dgwExampleCompanies', 'Copyrights', 'get all: copyright', 'data-gateway-enterprise'],
+		['dgwExamplePhones', 'Identify Numbers', 'identify: phone number', 'data-gateway-telephone'],
+		['dgwExampleSend', 'Send Code', 'send: message', 'data-gateway-sms'],
+		['dgwExampleDeliveryReports', 'Delivery Report', 'delivery report', 'data-gateway-sms-trigger'],
+	];
+	for (const [workflowId, node, subtitle, anchor] of expected) {
+		await page.goto(`${url}/workflow/${workflowId}`);
+		await page.getByText(subtitle, { exact: true }).first().waitFor();
+		await screenshot(page, `subtitle-${workflowId}`);
+		await openNode(page, node);
+		const href = await page.locator('[data-test-id="ndv"] a', { hasText: 'Docs' }).first().getAttribute('href');
+		await page.keyboard.press('Escape');
+		assert.equal(href, `https://github.com/data-gateway/n8n-nodes-data-gateway#${anchor}`, `the Docs link of "${node}"`);
+	}
+}
