@@ -45,7 +45,7 @@ export default tseslint.config(
 		rules: {
 			...communityRules,
 			...n8nNodesBase.configs.community.rules,
-			// The design card names undici and zod as runtime packages, so the package has dependencies.
+			// undici, zod and ioredis are runtime dependencies by design (README, Install), so the package has dependencies.
 			'@n8n/community-nodes/no-runtime-dependencies': 'off',
 		},
 	},

@@ -15,9 +15,10 @@ import { join } from 'node:path';
 
 import type { DurableStore } from '../nodes/shared/store/durableStore';
 import { nodeSqlite } from '../nodes/shared/store/hostEnvironment';
-import { closeAllRedis, parseRedisUrl, redisFor, SharedRedis } from '../nodes/shared/store/redis/connection';
+import { parseRedisUrl, redisFor, SharedRedis } from '../nodes/shared/store/redis/connection';
 import { RedisDurableStore } from '../nodes/shared/store/redisStore';
 import { SqliteDurableStore } from '../nodes/shared/store/sqliteStore';
+import { closeAllRedis } from '../nodes/shared/testing';
 import { startRedis } from '../scripts/n8n-runtime/queue';
 
 const SENDS = 20_000;

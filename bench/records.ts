@@ -12,8 +12,9 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 // The built package, as users run it (npm run bench builds first); the guard is patched to time it.
 import { DataGatewaySms } from '../dist/nodes/DataGatewaySms/DataGatewaySms.node.js';
-import { closeAllRedis, parseRedisUrl, SharedRedis } from '../dist/nodes/shared/redis.js';
-import { SmsSendRecords } from '../dist/nodes/shared/smsGuard.js';
+import { parseRedisUrl, SharedRedis } from '../dist/nodes/shared/store/redis/connection.js';
+import { SmsSendRecords } from '../dist/nodes/shared/store/sendRecords/rules.js';
+import { closeAllRedis } from '../dist/nodes/shared/testing.js';
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { startRedis } from '../scripts/n8n-runtime/queue';
 import { codeVariable, sendParameters } from '../test/harness/sms';

@@ -1,7 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_LIMITER_SETTINGS } from '../nodes/shared/limits/limiter';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transport/settings';
+import { DEFAULT_LIMITER_SETTINGS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transport/defaults';
 
 /**
  * The gateway's appCode and how to reach the gateway. The nodes test it with a free call to the

@@ -8,12 +8,12 @@ export const ACCEPTED_FINDINGS = [
 	{
 		rule: '@n8n/community-nodes/no-runtime-dependencies',
 		files: ['package.json'],
-		reason: 'the design card names undici (HTTP client), zod (answer schemas) and ioredis (the shared Redis) as runtime dependencies',
+		reason: 'runtime dependencies by design: undici (HTTP client), zod (answer schemas) and ioredis (the shared Redis)',
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
 		files: ['nodes/shared/transport/pool.ts'],
-		reason: 'the one import of undici, the HTTP client the design card names',
+		reason: 'the one import of undici, the HTTP client of the package',
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',

@@ -1,42 +1,32 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, LATEST_NODE_VERSION, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
-import { readmeUrl } from '../shared/n8n/readmeLink';
 import { router } from './actions/router';
 import { PRICES_YUAN } from '../shared/gateway/catalog';
 import { priceNotice } from '../shared/n8n/priceNotice';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action'),
 		displayName: 'Data Gateway Enterprise',
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
 		group: ['transform'],
-		version: NODE_VERSIONS,
-		defaultVersion: LATEST_NODE_VERSION,
 		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
 		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
 		documentationUrl: readmeUrl('data-gateway-enterprise'),
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Registration', value: 'registration' },
-					{ name: 'Copyright', value: 'copyright' },
-				],
-				default: 'registration',
-			},
+			resourceProperty([
+				{ name: 'Registration', value: 'registration' },
+				{ name: 'Copyright', value: 'copyright' },
+			]),
 			priceNotice(`Get Registration ${PRICES_YUAN.enterpriseDetail} yuan per company found; copyrights ${PRICES_YUAN.enterpriseCopyright} yuan per page`, 'data-gateway-enterprise'),
 			...registration.description,
 			...copyright.description,

@@ -1,24 +1,25 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
-import { gatewayMethods, mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
-import { priceNotice } from '../shared/n8n/priceNotice';
 import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('action'),
+		// 1.2: Template Variables opens on "From the Template"; saved nodes keep their form.
+		version: [...NODE_VERSIONS, 1.2],
+		defaultVersion: 1.2,
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
 		group: ['output'],
-		// 1.2: Template Variables opens on "From the Template"; saved nodes keep their form.
-		version: [...NODE_VERSIONS, 1.2],
-		defaultVersion: 1.2,
 		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
 		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
 		documentationUrl: readmeUrl('data-gateway-sms'),
@@ -26,22 +27,13 @@ export class DataGatewaySms implements INodeType {
 			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
 		defaults: { name: 'Data Gateway SMS' },
 		usableAsTool: true,
-		inputs: mainConnection,
-		outputs: mainConnection,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Message', value: 'message' },
-					{ name: 'Signature', value: 'signature' },
-					{ name: 'Template', value: 'template' },
-				],
-				default: 'message',
-			},
+			resourceProperty([
+				{ name: 'Message', value: 'message' },
+				{ name: 'Signature', value: 'signature' },
+				{ name: 'Template', value: 'template' },
+			]),
 			priceNotice(
 				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, signatures and templates: free`,
 				'data-gateway-sms',

@@ -8,12 +8,12 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { mainConnection, NODE_VERSIONS } from '../shared/n8n/description';
+import { NODE_VERSIONS, nodeSkeleton } from '../shared/n8n/description';
 import { readmeUrl } from '../shared/n8n/readmeLink';
 import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
 import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
-import { withIsoTimes } from '../shared/output/convert';
-import { CALLBACK_ACTIONS, REVIEW_STATUS_LABELS, SMS_TASK_STATUS_LABELS, type CallbackAction } from '../shared/gateway/catalog';
+import { presentReviewed, presentTask } from '../shared/output/smsObjects';
+import { CALLBACK_ACTIONS, type CallbackAction } from '../shared/gateway/catalog';
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
@@ -35,20 +35,19 @@ function isCallbackAction(value: unknown): value is CallbackAction {
 
 export class DataGatewaySmsTrigger implements INodeType {
 	description: INodeTypeDescription = {
+		...nodeSkeleton('trigger'),
+		// 1.2: the URL Token in the URL path (the URLs n8n shows are complete), dates in China time.
+		version: [...NODE_VERSIONS, TOKEN_IN_PATH_VERSION],
+		defaultVersion: TOKEN_IN_PATH_VERSION,
 		displayName: 'Data Gateway SMS Trigger',
 		name: 'dataGatewaySmsTrigger',
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
 		group: ['trigger'],
-		// 1.2: the URL Token in the URL path (the URLs n8n shows are complete), dates in China time.
-		version: [...NODE_VERSIONS, TOKEN_IN_PATH_VERSION],
-		defaultVersion: TOKEN_IN_PATH_VERSION,
 		subtitle: '={{ $parameter["events"].map((event) => ({ report: "delivery report", sign: "signature review", template: "template review" })[event] ?? event).join(", ") }}',
 		// n8n lists this node and Data Gateway SMS as one entry in the node creator, with this text: sending comes first.
 		description: 'Send SMS text messages (短信) with Data Gateway SMS; this trigger starts a workflow on their delivery reports and on signature and template review results',
 		documentationUrl: readmeUrl('data-gateway-sms-trigger'),
 		defaults: { name: 'Data Gateway SMS Trigger' },
-		inputs: [],
-		outputs: mainConnection,
 		webhooks: [
 			{
 				name: 'default',
@@ -134,18 +133,13 @@ export class DataGatewaySmsTrigger implements INodeType {
 
 		let object: IDataObject;
 		if (parsed.data.action === 'report') {
-			// Callbacks spell it receiveDate, the status query reveiveDate: hand over one name.
-			const { reveiveDate, receiveDate, ...task } = parsed.data.sms;
-			const label = SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown';
+			object = presentTask(parsed.data.sms);
 			const wanted = this.getNodeParameter('reportStatuses', []) as string[];
-			if (!wanted.includes(label)) return notStarted(`report status ${label} not selected`);
-			object = withIsoTimes({ ...task, receiveDate: receiveDate ?? reveiveDate ?? null, statusLabel: label }, ['sendDate', 'receiveDate']);
+			if (!wanted.includes(String(object.statusLabel))) return notStarted(`report status ${object.statusLabel} not selected`);
 		} else {
-			const reviewed = parsed.data.sign;
-			const label = REVIEW_STATUS_LABELS[String(reviewed.status)] ?? 'unknown';
+			object = presentReviewed(parsed.data.sign);
 			const wanted = this.getNodeParameter('reviewResults', []) as string[];
-			if (!wanted.includes(label)) return notStarted(`review result ${label} not selected`);
-			object = withIsoTimes({ ...reviewed, statusLabel: label }, ['create_time', 'update_time']);
+			if (!wanted.includes(String(object.statusLabel))) return notStarted(`review result ${object.statusLabel} not selected`);
 		}
 
 		const options = this.getNodeParameter('options', {}) as IDataObject;

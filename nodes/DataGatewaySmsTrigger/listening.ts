@@ -1,6 +1,11 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
+import { DEFAULT_GATEWAY_UTC_OFFSET } from '../shared/output/convert';
 import { TOKEN_IN_PATH_VERSION } from './callbackUrl';
+
+/** The gateway's zone (China time, "+08:00") in milliseconds east of UTC. */
+const [, sign, hours, minutes] = /^([+-])(\d\d):(\d\d)$/.exec(DEFAULT_GATEWAY_UTC_OFFSET) ?? ['', '+', '08', '00'];
+const GATEWAY_OFFSET_MS = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) * 60_000;
 
 /**
  * The time a callback arrived, for the item. From version 1.2 in China time with its zone, like
@@ -8,7 +13,7 @@ import { TOKEN_IN_PATH_VERSION } from './callbackUrl';
  */
 export function receivedAt(ctx: IWebhookFunctions, now = new Date()): string {
 	if (ctx.getNode().typeVersion < TOKEN_IN_PATH_VERSION) return now.toISOString();
-	return `${new Date(now.getTime() + 8 * 3_600_000).toISOString().slice(0, -1)}+08:00`;
+	return `${new Date(now.getTime() + GATEWAY_OFFSET_MS).toISOString().slice(0, -1)}${DEFAULT_GATEWAY_UTC_OFFSET}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The emulator's error codes. The spec shows none, so these are our choice; the nodes depend
+ * The emulator's error codes. The gateway shows none (docs/gateway-api.md#open-points), so these are our choice; the nodes depend
  * only on `code != 0` and the message, never on these numbers.
  */
 export const CODES = {

@@ -142,7 +142,7 @@ describe('lookups', () => {
 	});
 });
 
-describe('signatures and templates (spec section 3)', () => {
+describe('signatures and templates (docs/gateway-api.md#states)', () => {
 	const statusOf = async (kind: 'sign' | 'template', id: string) => (await get(`/sms/query_${kind}`, { id })).data?.status;
 
 	it.each(['sign', 'template'] as const)('%s: rejected -> modify -> under review -> result, with one callback per review', async (kind) => {
@@ -151,7 +151,7 @@ describe('signatures and templates (spec section 3)', () => {
 				? await get('/sms/add_sign', { name: '测试签名', remark: '测试用' })
 				: await get('/sms/add_template', { name: '贷款', content: '贷款优惠${code}', remark: 'x' });
 		const id = created.data.id;
-		expect(created.data.status).toBeUndefined(); // the create answer has no status in the spec
+		expect(created.data.status).toBeUndefined(); // the create answer has no status (docs/gateway-api.md#open-points)
 		expect(await statusOf(kind, id)).toBe(0);
 		await finish('reviews', id);
 		expect(await statusOf(kind, id)).toBe(2);
@@ -178,7 +178,7 @@ describe('signatures and templates (spec section 3)', () => {
 		expect(refused.message).toMatch(/delete it and create a new one/);
 	});
 
-	it.each(['sign', 'template'] as const)('%s: approved and rejected ones are deleted; one under review is refused (spec section 3, strictly)', async (kind) => {
+	it.each(['sign', 'template'] as const)('%s: approved and rejected ones are deleted; one under review is refused (docs/gateway-api.md#states, strictly)', async (kind) => {
 		const create = (name: string) =>
 			kind === 'sign' ? get('/sms/add_sign', { name, remark: 'r' }) : get('/sms/add_template', { name: 'n', content: name, remark: 'r' });
 		const underReview = (await create('审核中')).data.id;

@@ -12,7 +12,7 @@ export async function readBody(request: IncomingMessage): Promise<string> {
 	return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The appCode from the query or from an `Authorization: AppCode …` header, as the spec allows both. */
+/** The appCode from the query or from an `Authorization: AppCode …` header (the credential's "Send App Code As"; docs/gateway-api.md#conventions). */
 export function appCodeOf(request: IncomingMessage, query: URLSearchParams): string | undefined {
 	const header = request.headers.authorization;
 	const fromHeader = header?.match(/^AppCode\s+(.+)$/i)?.[1];

@@ -1,4 +1,4 @@
-/** What every call would cost at the spec's prices, so tests and benchmarks can count billed calls. */
+/** What every call would cost at the gateway's prices (docs/gateway-api.md#prices), so tests and benchmarks can count billed calls. */
 export interface PathTotals {
 	calls: number;
 	billedCalls: number;

@@ -59,7 +59,7 @@ export interface ReceivedNotification {
 export const DEMO_APP_CODE = 'demo-app-code';
 export const DEMO_MEMBER_APP_CODE = 'demo-member-code';
 
-/** A real HTTP server that behaves like the gateway of the spec, with a ledger and fault injection. */
+/** A real HTTP server that behaves like the gateway of docs/gateway-api.md, with a ledger and fault injection. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const config: EmulatorConfig = {
 		reviewDelayMs: options.reviewDelayMs ?? 2000,

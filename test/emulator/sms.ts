@@ -60,7 +60,7 @@ export interface SmsEvents {
 	schedule(delayMs: number, run: () => void, kind: PendingKind, id: string): void;
 }
 
-/** China local time, the format of the spec's samples. */
+/** China local time, the format of the gateway's samples. */
 export function gatewayTime(at = Date.now()): string {
 	return new Date(at + 8 * 3600_000).toISOString().replace('T', ' ').slice(0, 19);
 }
@@ -72,7 +72,7 @@ const VARIABLE = /\$\{([^}]*)\}/g;
 const ok = (data?: unknown): Answer => ({ code: CODES.ok, message: 'success', ...(data === undefined ? {} : { data }) });
 const fail = (code: number, message: string): Answer => ({ code, message });
 
-/** Signatures, templates and tasks with the review and delivery state machines of spec section 3. */
+/** Signatures, templates and tasks with the review and delivery state machines of docs/gateway-api.md#states. */
 export class SmsState {
 	private nextId = 1000;
 	readonly signatures = new Map<string, Reviewed>();
@@ -128,7 +128,7 @@ export class SmsState {
 			object.status = rejection ? REVIEW_STATUS.rejected : REVIEW_STATUS.approved;
 			object.error = rejection || null;
 			object.update_time = gatewayTime();
-			// The spec sends templates under the key `sign` too.
+			// The gateway sends templates under the key `sign` too.
 			this.events.emit(action, { action, sign: this.publicFields(object, true) });
 		}, 'review', object.id);
 	}
@@ -183,7 +183,7 @@ export class SmsState {
 		return ok(this.publicFields(object, false));
 	}
 
-	/** Spec section 3: "approved and rejected ones may be deleted"; read strictly, one under review may not. */
+	/** "Approved and rejected ones may be deleted" (docs/gateway-api.md#states); read strictly, one under review may not. */
 	remove(kind: 'sign' | 'template', query: URLSearchParams): Answer {
 		const id = query.get('id') ?? '';
 		const store = this.store(kind);
@@ -248,7 +248,7 @@ export class SmsState {
 			receiveDate: '',
 			status: SMS_TASK_STATUS.sending,
 			message: '',
-			// Billed as the node estimates, 【】 included: the strict reading of the spec's length rule.
+			// Billed as the node estimates, 【】 included: the strict reading of the length rule (docs/gateway-api.md#limits).
 			segments: messageSize(signature.name, content).segments,
 		};
 		this.tasks.set(task.id, task);
@@ -292,7 +292,7 @@ export class SmsState {
 	status(query: URLSearchParams): Answer {
 		const task = this.tasks.get(query.get('id') ?? '');
 		if (!task) return fail(CODES.smsObjectNotFound, 'task not found');
-		// The status query spells it `reveiveDate` and gives the phone as a number, as in the spec.
+		// The status query spells it `reveiveDate` and gives the phone as a number, as in the gateway's samples.
 		return ok({
 			id: task.id,
 			phone: Number(task.phone),

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { forgetOpenStores } from '../../nodes/shared/testing';
 
-import { forgetOpenStores } from '../../nodes/shared/store/openStore';
 
 const folder = mkdtempSync(join(tmpdir(), 'dgw-harness-store-'));
 let files = 0;

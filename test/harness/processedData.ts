@@ -2,8 +2,8 @@ import './n8nEnv';
 
 import { DataDeduplicationService } from 'n8n-core';
 import type { DeduplicationItemTypes, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator } from 'n8n-workflow';
+import { forgetSeenSlots } from '../../nodes/shared/testing';
 
-import { forgetSeenSlots } from '../../nodes/shared/store/sendRecords/databaseStore';
 
 /**
  * n8n's processed-data store, in memory: what n8n keeps in its database table. It reads a node's

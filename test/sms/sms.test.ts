@@ -187,7 +187,7 @@ describe('at most once', () => {
 	});
 });
 
-describe('signature and template lifecycle (spec section 3)', () => {
+describe('signature and template lifecycle (docs/gateway-api.md#states)', () => {
 	async function status(resource: string, id: unknown) {
 		return (await run({ resource, operation: 'get', id: Number(id) })).json()[0];
 	}

@@ -11,9 +11,10 @@ import type { NodeExecutionHint } from 'n8n-workflow';
 
 import { StoreUnavailable } from '../../nodes/shared/store/durableStore';
 import { storedKeyName } from '../../nodes/shared/store/keyName';
-import { forgetOpenStores, openDurableStore, storeFallbackNotice } from '../../nodes/shared/store/openStore';
+import { openDurableStore, storeFallbackNotice } from '../../nodes/shared/store/openStore';
 import { queueRedisSettings } from '../../nodes/shared/store/hostEnvironment';
-import { closeAllRedis, parseRedisUrl } from '../../nodes/shared/store/redis/connection';
+import { parseRedisUrl } from '../../nodes/shared/store/redis/connection';
+import { closeAllRedis, forgetOpenStores } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { freshKey, increment } from './contract';
 import { nodeContext, webhookContext, withEnvironment } from './selection';

@@ -9,9 +9,10 @@ import { createInterface } from 'node:readline';
 
 import type { DurableStore } from '../../nodes/shared/store/durableStore';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
-import { closeAllRedis, redisFor } from '../../nodes/shared/store/redis/connection';
+import { redisFor } from '../../nodes/shared/store/redis/connection';
 import { RedisDurableStore } from '../../nodes/shared/store/redisStore';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
+import { closeAllRedis } from '../../nodes/shared/testing';
 import { increment } from './contract';
 
 const [kind, target, key, countText, mode, holdText] = process.argv.slice(2);

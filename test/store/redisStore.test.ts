@@ -9,8 +9,9 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 
 import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
 import { storedKeyName } from '../../nodes/shared/store/keyName';
-import { closeAllRedis, parseRedisUrl, redisFor, redisTimeouts, SharedRedis } from '../../nodes/shared/store/redis/connection';
+import { parseRedisUrl, redisFor, redisTimeouts, SharedRedis } from '../../nodes/shared/store/redis/connection';
 import { RedisDurableStore, redisStoreTries, type RedisCommands } from '../../nodes/shared/store/redisStore';
+import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { freshKey, increment, storeContract } from './contract';
 import { raceTwoProcesses } from './processes';

@@ -3,8 +3,8 @@ import { z } from 'zod/v4';
 
 import { GatewayFailure } from '../../nodes/shared/errors/failures';
 import { GatewayClient } from '../../nodes/shared/transport/gatewayClient';
-import { resetConnectionPool } from '../../nodes/shared/transport/pool';
 import type { GatewaySettings } from '../../nodes/shared/transport/settings';
+import { resetConnectionPool } from '../../nodes/shared/testing';
 import { startEmulator, type Emulator } from '../emulator/server';
 
 /** Shared setup of the transport test files: one emulator per file, a client on it, and small readers. */

@@ -1,8 +1,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 
-import { resetConnectionPool } from '../../nodes/shared/transport/pool';
 import { client, passthrough, useEmulator } from './gatewayClient';
+import { resetConnectionPool } from '../../nodes/shared/testing';
 
 useEmulator();
 

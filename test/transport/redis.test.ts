@@ -7,8 +7,6 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 import {
-	closeAllRedis,
-	openRedisCount,
 	parseRedisUrl,
 	redisFor,
 	redisSettingsFromCredentials,
@@ -16,6 +14,7 @@ import {
 	RedisUnavailable,
 	releaseRedis,
 } from '../../nodes/shared/store/redis/connection';
+import { closeAllRedis, openRedisCount } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { makeSelfSignedCertificate } from '../harness/tlsCertificate';
 

@@ -9,8 +9,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { RedisRecordStore } from '../../nodes/shared/store/sendRecords/redisStore';
-import { closeAllRedis, parseRedisUrl, RedisUnavailable, SharedRedis } from '../../nodes/shared/store/redis/connection';
+import { parseRedisUrl, RedisUnavailable, SharedRedis } from '../../nodes/shared/store/redis/connection';
 import { SmsSendRecords, type GuardedSend, type SmsLimits } from '../../nodes/shared/store/sendRecords/rules';
+import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';

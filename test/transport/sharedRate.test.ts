@@ -5,8 +5,8 @@
 import { execFileSync } from 'node:child_process';
 
 import { GatewayLimiter } from '../../nodes/shared/limits/limiter';
-import { closeAllRedis } from '../../nodes/shared/store/redis/connection';
 import { sharedRateFor } from '../../nodes/shared/limits/sharedRate';
+import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 
 jest.setTimeout(180_000);

@@ -60,7 +60,7 @@ describe('each action starts the workflow once, with a readable item', () => {
 		expect(json).not.toHaveProperty('sign');
 	});
 
-	it('fields the spec does not list are kept', async () => {
+	it('fields the gateway does not list are kept', async () => {
 		const { url, starts } = await serve();
 		await post(url, { ...report('T1c'), traceId: 'x', sms: { ...report('T1c').sms, segments: 2 } });
 		expect(starts[0][0][0].json.report).toMatchObject({ segments: 2 });

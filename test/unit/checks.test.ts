@@ -69,7 +69,7 @@ describe('SMS rules', () => {
 		expect(messageSize('数据网关', 'x'.repeat(65))).toMatchObject({ length: 71, segments: 2 });
 		expect(messageSize('数据网关', 'x'.repeat(64))).toMatchObject({ length: 70, segments: 1 });
 	});
-	it('the node\'s limit defaults are the spec\'s', () => {
+	it('the node\'s limit defaults are the gateway\'s', () => {
 		const options = sendFields(['send']).find((field) => field.name === 'sendOptions')?.options ?? [];
 		const defaults = Object.fromEntries(options.map((option) => [option.name, (option as { default: unknown }).default]));
 		expect(defaults).toMatchObject(DEFAULT_SMS_LIMITS);

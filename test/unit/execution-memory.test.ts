@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { executionMemory, executionMemoryStats, forgetAllExecutionMemory, MEMORY_BOUNDS } from '../../nodes/shared/state/executionMemory';
+import { executionMemory, MEMORY_BOUNDS } from '../../nodes/shared/state/executionMemory';
+import { executionMemoryStats, forgetAllExecutionMemory } from '../../nodes/shared/testing';
 
 /** The one thing executionMemory reads of a node's context. */
 const contextOf = (executionId: string) => ({ getExecutionId: () => executionId }) as unknown as IExecuteFunctions;

@@ -75,7 +75,7 @@ describe('engine and frame number tails', () => {
 });
 
 describe('vehicle type codes', () => {
-	it('violation query: every code of the spec, or none', () => {
+	it('violation query: every code the gateway lists, or none', () => {
 		expect(VIOLATION_VEHICLE_TYPES).toHaveLength(24);
 		for (const { code } of VIOLATION_VEHICLE_TYPES) expect(checkViolationVehicleType(code)).toEqual({ ok: true, value: code });
 		expect(checkViolationVehicleType('')).toEqual({ ok: true, value: '' });
@@ -110,7 +110,7 @@ describe('tolerant schemas', () => {
 			records: [],
 		});
 	});
-	it('vehicle detail: numbers arriving as numbers become text as the spec declares', () => {
+	it('vehicle detail: numbers arriving as numbers become text as the gateway declares', () => {
 		expect(vehicleDetailSchema.parse({ passengers: 5, vin: 'LSV*****94' })).toEqual({ passengers: '5', vin: 'LSV*****94' });
 	});
 	it('enterprise: the nested sample and the flat table both become { sign, data }', () => {

@@ -1,8 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { DatabaseRecordStore, forgetSeenSlots } from '../../nodes/shared/store/sendRecords/databaseStore';
+import { DatabaseRecordStore } from '../../nodes/shared/store/sendRecords/databaseStore';
 import { SmsSendRecords, type SmsLimits } from '../../nodes/shared/store/sendRecords/rules';
 import { nodeRecords, type NodeRecords } from '../../nodes/shared/store/nodeRecords';
+import { forgetSeenSlots } from '../../nodes/shared/testing';
 
 /** The node's records as n8n keeps them: plain values, no times. */
 function memoryRecords(): NodeRecords & { values: Set<string> } {

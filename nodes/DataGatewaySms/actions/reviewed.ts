@@ -7,14 +7,14 @@ import { checkSignatureName, checkTemplateContent, type Problem } from '../../sh
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
-import { withIsoTimes } from '../../shared/output/convert';
-import { REVIEW_STATUS_LABELS, type OperationName } from '../../shared/gateway/catalog';
+import { presentReviewed } from '../../shared/output/smsObjects';
+import type { OperationName } from '../../shared/gateway/catalog';
 import { openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
 import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/store/sendRecords/rules';
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state/executionMemory';
 
 /**
- * Signatures and templates share one lifecycle (spec section 3): created under review, approved or
+ * Signatures and templates share one lifecycle (docs/gateway-api.md#states): created under review, approved or
  * rejected, modifiable only when rejected, deletable when approved or rejected. One implementation serves both.
  */
 export interface ReviewedKind {
@@ -106,11 +106,23 @@ function fields(kind: ReviewedKind, operation: ReviewedOperation): INodeProperti
 	}
 }
 
-/** Readable status beside the code, and ISO times beside the originals. */
-export function presentReviewed(object: IDataObject): IDataObject {
-	const shaped: IDataObject = { ...object };
-	if (object.status !== undefined && object.status !== null) shaped.statusLabel = REVIEW_STATUS_LABELS[String(object.status)] ?? 'unknown';
-	return withIsoTimes(shaped, ['create_time', 'update_time']) as IDataObject;
+/** The Operation dropdown of a reviewed resource. */
+export function reviewedOperationProperty(kind: ReviewedKind): INodeProperties {
+	const noun = kind.label.toLowerCase();
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [kind.resource] } },
+		options: [
+			{ name: 'Create', value: 'create', description: `Submit a new ${noun} for review`, action: `Create a ${noun}` },
+			{ name: 'Delete', value: 'delete', description: `Delete an approved or rejected ${noun} (one under review may be refused)`, action: `Delete a ${noun}` },
+			{ name: 'Get', value: 'get', description: `Get a ${noun} with its review status`, action: `Get a ${noun}` },
+			{ name: 'Update', value: 'update', description: `Modify a rejected ${noun} and resubmit it for review`, action: `Update a ${noun}` },
+		],
+		default: 'create',
+	};
 }
 
 /** The lifecycle rule behind a refusal that is about the state; undefined where the state decides nothing. */
@@ -126,7 +138,7 @@ function stateRuleHint(kind: ReviewedKind, operation: ReviewedOperation): string
 }
 
 /**
- * Whether the gateway refused a change because of the object's state. The spec shows no codes, so
+ * Whether the gateway refused a change because of the object's state. The gateway shows no codes, so
  * besides the emulator's 40004 the message is read tolerantly; any other refusal keeps its own hint.
  */
 const STATE_REFUSAL_CODE = 40004;

@@ -1,4 +1,4 @@
-/** SMS rules of spec sections 5 and 8, checked before anything is paid. Pure functions. */
+/** SMS rules of docs/gateway-api.md#limits, checked before anything is paid. Pure functions. */
 import {
 	LONG_SEGMENT_CHARS,
 	MAX_TEMPLATE_VARIABLES,
@@ -97,7 +97,7 @@ export interface MessageSize {
 }
 
 /**
- * The 2 brackets 【】 around the signature in the delivered text. The spec counts "template content
+ * The 2 brackets 【】 around the signature in the delivered text. The gateway counts "template content
  * + signature" and does not say whether they count: counting them keeps the estimate from ever
  * falling below what the gateway bills.
  */

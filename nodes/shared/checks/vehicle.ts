@@ -1,4 +1,4 @@
-/** Vehicle input rules (spec sections 2.2 and 4). Pure functions. */
+/** Vehicle input rules (docs/gateway-api.md#operations). Pure functions. */
 import { DETAIL_VEHICLE_TYPES, VIOLATION_VEHICLE_TYPES } from '../gateway/catalog';
 import type { CheckResult } from './phone';
 

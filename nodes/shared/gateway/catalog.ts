@@ -1,6 +1,6 @@
 /**
- * Facts taken from the gateway's API spec. The nodes, the emulator, the docs and the
- * benchmarks read them from here, so each fact lives in one place.
+ * Facts taken from the gateway's API document (restated in docs/gateway-api.md). The nodes, the
+ * emulator and the tests read them from here, so each fact lives in one place.
  */
 
 /** Every gateway operation the package calls, keyed by a stable name. */
@@ -25,7 +25,7 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 
-/** Minimum price per successful call, in yuan (spec section 1). */
+/** Minimum price per successful call, in yuan (docs/gateway-api.md#prices). */
 export const PRICES_YUAN = {
 	violationQuery: 0.04,
 	vehicleDetail: 1.2,
@@ -35,7 +35,7 @@ export const PRICES_YUAN = {
 	smsSegment: 0.035,
 } as const;
 
-/** Vehicle type codes accepted by the violation query (spec section 2.2). */
+/** Vehicle type codes accepted by the violation query (docs/gateway-api.md#operations). */
 export const VIOLATION_VEHICLE_TYPES: ReadonlyArray<{ code: string; name: string }> = [
 	{ code: '01', name: 'Large Car' },
 	{ code: '02', name: 'Small Car' },
@@ -63,7 +63,7 @@ export const VIOLATION_VEHICLE_TYPES: ReadonlyArray<{ code: string; name: string
 	{ code: '24', name: 'Other' },
 ];
 
-/** Vehicle type codes accepted by vehicle detail (spec section 4.2). */
+/** Vehicle type codes accepted by vehicle detail (docs/gateway-api.md#operations). */
 export const DETAIL_VEHICLE_TYPES: ReadonlyArray<{ code: string; name: string }> = [
 	{ code: '01', name: 'Large Car' },
 	{ code: '02', name: 'Small Car' },
@@ -71,7 +71,7 @@ export const DETAIL_VEHICLE_TYPES: ReadonlyArray<{ code: string; name: string }>
 	{ code: '52', name: 'New-Energy Small Car' },
 ];
 
-/** Template variable names the gateway refuses (spec section 8). */
+/** Template variable names the gateway refuses (docs/gateway-api.md#limits). */
 export const RESERVED_VARIABLE_NAMES: readonly string[] = ['id', 'email', 'mobile', 'nick', 'site'];
 export const MAX_TEMPLATE_VARIABLES = 8;
 export const MAX_VARIABLE_VALUE_LENGTH = 50;
@@ -79,20 +79,20 @@ export const MAX_VARIABLE_VALUE_LENGTH = 50;
 /** Characters the gateway uses to mark signatures; forbidden in templates and signature names. */
 export const SIGNATURE_BRACKETS: readonly string[] = ['【', '】', '[', ']'];
 
-/** Per-number sending limits (spec section 8); adjustable per business, so only defaults. */
+/** Per-number sending limits (docs/gateway-api.md#limits); adjustable per business, so only defaults. */
 export const DEFAULT_SMS_LIMITS = { perMinute: 1, perHour: 5, perDay: 10 } as const;
 
-/** Long-message rule (spec section 8). */
+/** Long-message rule (docs/gateway-api.md#limits). */
 export const SINGLE_SEGMENT_MAX_CHARS = 70;
 export const LONG_SEGMENT_CHARS = 67;
 
-/** Free telephone identifications per day for a non-member (spec section 8). */
+/** Free telephone identifications per day for a non-member (docs/gateway-api.md#limits). */
 export const TELEPHONE_FREE_DAILY_CALLS = 100;
 
-/** Copyright paging defaults (spec section 8). The maximum page size is not shown. */
+/** Copyright paging defaults (docs/gateway-api.md#limits). The maximum page size is not shown. */
 export const COPYRIGHT_DEFAULT_PAGE_SIZE = 10;
 
-/** SMS task status (spec sections 2.7 and 3). */
+/** SMS task status (docs/gateway-api.md#states). */
 export const SMS_TASK_STATUS = { sending: 0, delivered: 1, failed: -1 } as const;
 export const SMS_TASK_STATUS_LABELS: Record<string, string> = {
 	'0': 'sending',
@@ -100,7 +100,7 @@ export const SMS_TASK_STATUS_LABELS: Record<string, string> = {
 	'-1': 'failed',
 };
 
-/** Signature and template review status (spec sections 2.8, 2.9 and 3). */
+/** Signature and template review status (docs/gateway-api.md#states). */
 export const REVIEW_STATUS = { underReview: 0, approved: 1, rejected: 2 } as const;
 export const REVIEW_STATUS_LABELS: Record<string, string> = {
 	'0': 'under review',
@@ -108,7 +108,7 @@ export const REVIEW_STATUS_LABELS: Record<string, string> = {
 	'2': 'rejected',
 };
 
-/** Callback actions and the header the gateway sends with them (spec section 6). */
+/** Callback actions and the header the gateway sends with them (docs/gateway-api.md#callbacks). */
 export const CALLBACK_ACTIONS = ['report', 'sign', 'template'] as const;
 export type CallbackAction = (typeof CALLBACK_ACTIONS)[number];
 export const CALLBACK_EVENT_HEADER = 'x-service-event';

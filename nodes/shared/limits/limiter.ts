@@ -1,5 +1,4 @@
-import { createHash } from 'crypto';
-
+import { accountKeyOf } from '../gateway/account';
 import type { RedisSettings } from '../store/redis/connection';
 import { sharedRateFor, type SharedRate } from './sharedRate';
 import { abortableSleep } from './abortableSleep';
@@ -14,8 +13,6 @@ export interface LimiterSettings {
 	/** The credential's Timeout: a Redis command of the shared limit never waits longer. */
 	timeoutMs?: number;
 }
-
-export const DEFAULT_LIMITER_SETTINGS: LimiterSettings = { maxConcurrent: 10, maxPerSecond: 0 };
 
 /** How far below the rate that drew a 429 the limiter settles. */
 const BACKOFF_FACTOR = 0.95;
@@ -212,7 +209,7 @@ const limiters = new Map<string, GatewayLimiter>();
 
 /** One limiter per credential (base URL + appCode), shared by every node and execution in the process. */
 export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSettings): GatewayLimiter {
-	const key = createHash('sha256').update(`${baseUrl}\n${appCode}`).digest('hex');
+	const key = accountKeyOf(baseUrl, appCode);
 	let limiter = limiters.get(key);
 	if (!limiter) {
 		limiter = new GatewayLimiter(settings);

@@ -4,8 +4,7 @@
  * runs. Each call books its start time in Redis with one atomic script, and a 429 pauses and
  * lowers the rate for all processes at once. Without it, N workers send N times the limit.
  */
-import { createHash } from 'crypto';
-
+import { accountKeyOf } from '../gateway/account';
 import { REDIS_URL_FIELD, RedisScript, RedisUnavailable, redisFor, releaseRedis, type RedisSettings, type SharedRedis } from '../store/redis/connection';
 import { abortableSleep } from './abortableSleep';
 
@@ -120,7 +119,7 @@ export class SharedRate {
  * credential. Without Redis settings, undefined, and the credential's earlier connection is let go.
  */
 export function sharedRateFor(redis: RedisSettings | undefined, baseUrl: string, appCode: string, timeoutMs?: number): SharedRate | undefined {
-	const accountKey = createHash('sha256').update(`${baseUrl}\n${appCode}`).digest('hex').slice(0, 32);
+	const accountKey = accountKeyOf(baseUrl, appCode);
 	const owner = `rate:${accountKey}`;
 	if (!redis) {
 		releaseRedis(owner);

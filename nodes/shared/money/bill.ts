@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { priceOf, roundYuan } from './spend';
 import type { OperationName } from '../gateway/catalog';
+import { plural } from '../output/plural';
 
 /** What one run of one node called; keyed by the run's context object, so it ends with the run. */
 interface Tally {
@@ -38,7 +39,6 @@ export function countReused(ctx: IExecuteFunctions): void {
 	tally.reused = (tally.reused ?? 0) + 1;
 }
 
-const plural = (count: number, noun: string, nouns = `${noun}s`) => `${count} ${count === 1 ? noun : nouns}`;
 
 /** An item that reports a failed input item (from runForEachItem under Continue On Fail). */
 export const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));

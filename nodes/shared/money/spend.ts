@@ -4,7 +4,7 @@ import { GatewayFailure, MisshapenAnswer } from '../errors/failures';
 import { executionMemory, type ExecutionMemory } from '../state/executionMemory';
 import { OPERATIONS, PRICES_YUAN, type OperationName } from '../gateway/catalog';
 
-/** The spec's price of one successful call; 0 for free ones (support rules, queries, status, telephone within its quota). */
+/** The price of one successful call (docs/gateway-api.md#prices); 0 for free ones (support rules, queries, status, telephone within its quota). */
 export function priceOf(operation: OperationName): number {
 	if (operation === 'smsSend') return PRICES_YUAN.smsSegment;
 	return (PRICES_YUAN as Record<string, number>)[operation] ?? 0;
@@ -77,9 +77,9 @@ export class SpendMeter {
 }
 
 /**
- * Whether a failed lookup was certainly not billed: the gateway answered, and not with code 0 (spec
- * section 7: billed only then). A timeout, a broken connection or a cut-off body may hide a billed
- * answer, so it still counts against the cap.
+ * Whether a failed lookup was certainly not billed: the gateway answered, and not with code 0 (billed
+ * only then: docs/gateway-api.md#prices). A timeout, a broken connection or a cut-off body may hide a
+ * billed answer, so it still counts against the cap.
  */
 export function certainlyNotBilled(error: unknown): boolean {
 	return error instanceof GatewayFailure && ['gateway-code', 'http-status', 'schema'].includes(error.kind) && !(error instanceof MisshapenAnswer);

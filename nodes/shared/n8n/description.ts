@@ -1,9 +1,16 @@
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeProperties, type IDisplayOptions } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IDisplayOptions,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type INodePropertyOptions,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { CREDENTIAL_TEST_METHOD, testGatewayCredential } from '../transport/clientForNode';
 
 /** One main input and one main output, as every action node has. */
-export const mainConnection = [NodeConnectionTypes.Main];
+const mainConnection = [NodeConnectionTypes.Main];
 
 /** Nodes list the credential inline (n8n's linter reads `testedBy` there); this is what it names. */
 export const gatewayMethods = {
@@ -16,6 +23,21 @@ export const gatewayMethods = {
  */
 export const NODE_VERSIONS = [1, 1.1];
 export const LATEST_NODE_VERSION = 1.1;
+
+/**
+ * What every node of the package has in common: its versions and, for action nodes, one main input
+ * and output. Each node file spreads this and adds its own name, texts and properties; the icon,
+ * `usableAsTool` and the credential stay written out there because n8n's linter reads them from the node file.
+ */
+export function nodeSkeleton(kind: 'action' | 'trigger'): Pick<INodeTypeDescription, 'version' | 'defaultVersion' | 'inputs' | 'outputs'> {
+	return { version: NODE_VERSIONS, defaultVersion: LATEST_NODE_VERSION, inputs: kind === 'trigger' ? [] : mainConnection, outputs: mainConnection };
+}
+
+/** The Resource dropdown of a node with several resources; the first one is the default. */
+export function resourceProperty(resources: [INodePropertyOptions, ...INodePropertyOptions[]]): INodeProperties {
+	const firstResource = resources[0].value;
+	return { displayName: 'Resource', name: 'resource', type: 'options', noDataExpression: true, options: resources, default: firstResource };
+}
 
 /** Whether the node was saved with version 1.1 or later (friendly names, Simplify on by default). */
 export function usesFriendlyNames(ctx: IExecuteFunctions): boolean {

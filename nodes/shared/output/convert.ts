@@ -1,6 +1,6 @@
-/** Pure helpers for the "Simplify" output option: they smooth the spec's oddities. */
+/** Pure helpers for the "Simplify" output option: they smooth the gateway's oddities (docs/gateway-api.md#answers). */
 
-/** The gateway's time zone is not shown in the spec; its samples are China local time. */
+/** The gateway's time zone is not documented (docs/gateway-api.md#open-points); its samples are China local time. */
 export const DEFAULT_GATEWAY_UTC_OFFSET = '+08:00';
 
 const GATEWAY_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?$/;

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { GatewayFailure } from '../errors/failures';
-import { forgetMemoryRecords } from '../store/nodeRecords';
+import { registerProcessState } from './processState';
 import { startSweep } from './sweep';
 
 /**
@@ -164,7 +164,7 @@ export function enforceMemoryBounds(now = Date.now()): void {
 	}
 }
 
-/** What the process remembers now (for tests and diagnostics). */
+/** What the process remembers now (tests read it through nodes/shared/testing.ts). */
 export function executionMemoryStats(): { executions: number; answers: number } {
 	return { executions: memories.size, answers: rememberedAnswers };
 }
@@ -184,12 +184,10 @@ export function executionMemory(ctx: IExecuteFunctions): ExecutionMemory {
 	return memory;
 }
 
-/** Forgets every execution's memory, as a restart of n8n would (tests only). */
-export function forgetAllExecutionMemory(): void {
+registerProcessState('executionMemory', () => {
 	for (const [id, memory] of memories) forget(id, memory);
 	enforceMemoryBounds();
-	forgetMemoryRecords();
-}
+});
 
 /**
  * The node's run index within the execution: n8n raises it for each run (loops) and keeps it when

@@ -1,5 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { registerProcessState } from '../state/processState';
+
 /**
  * Values a node records across executions, in n8n's processed-data store (the one behind Remove
  * Duplicates' "seen in previous executions"): n8n's database, so it survives restarts and is
@@ -25,10 +27,7 @@ export const MAX_RECORDS_PER_NODE = 300_000;
 
 const memoryRecords = new Map<string, Set<string>>();
 
-/** Forgets the records kept in this process's memory, as a restart of n8n would (tests only). */
-export function forgetMemoryRecords(): void {
-	memoryRecords.clear();
-}
+registerProcessState('memoryRecords', () => memoryRecords.clear());
 
 /** n8n's store reads a node's record, changes it and writes it back: one change at a time per node and process. */
 const storeQueues = new Map<string, Promise<unknown>>();
@@ -44,8 +43,13 @@ function queued<T>(scope: string, work: () => Promise<T>): Promise<T> {
 	return next;
 }
 
+/** Whose records these are: one node of one workflow (its id, or its name where n8n gives no id). */
+export function recordsScope(ctx: IExecuteFunctions): string {
+	return `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+}
+
 export function nodeRecords(ctx: IExecuteFunctions): NodeRecords {
-	const scope = `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+	const scope = recordsScope(ctx);
 	const helpers = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
 	const options = { mode: 'entries' as const, maxEntries: MAX_RECORDS_PER_NODE };
 	if (typeof helpers.checkProcessedAndRecord === 'function' && typeof helpers.removeProcessed === 'function') {

@@ -1,14 +1,13 @@
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../gateway/account';
+import { registerProcessState } from '../state/processState';
 import type { DurableStore } from './durableStore';
 import { nodeSqlite, nodeVersion, queueRedisSettings, storeFilePath } from './hostEnvironment';
 import { MemoryStore } from './memoryStore';
 import { redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type SharedRedis } from './redis/connection';
 import { RedisDurableStore } from './redisStore';
 import { SqliteDurableStore } from './sqliteStore';
-
-/** The credential type whose Shared Redis URL the store uses (transport/clientForNode.ts names it too). */
-const CREDENTIAL_TYPE = 'dataGatewayApi';
 
 /** One store per process and target: Redis stores by connection, SQLite stores by file. */
 const redisStores = new WeakMap<SharedRedis, RedisDurableStore>();
@@ -83,9 +82,9 @@ export function hintStoreFallback(ctx: IExecuteFunctions | IWebhookFunctions, st
 	if (notice && typeof hints.addExecutionHints === 'function') hints.addExecutionHints({ message: notice, type: 'warning', location: 'outputPane' });
 }
 
-/** Closes the SQLite files and forgets every store, as a restart would (tests only). */
-export function forgetOpenStores(): void {
+// Closing the SQLite files and forgetting every store is what a restart does.
+registerProcessState('openStores', () => {
 	for (const store of sqliteStores.values()) store.close();
 	sqliteStores.clear();
 	processMemory = undefined;
-}
+});

@@ -8,17 +8,17 @@ import { z } from 'zod/v4';
 
 import { GatewayFailure } from '../errors/failures';
 import { redactSecret } from '../errors/redact';
+import { CREDENTIAL_TYPE } from '../gateway/account';
 import { redisFor } from '../store/redis/connection';
 import { SpendMeter } from '../money/spend';
 import { GatewayClient } from './gatewayClient';
 import { settingsFromCredentials } from './settings';
 
-export const CREDENTIAL_NAME = 'dataGatewayApi';
 export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';
 
 /** The gateway client for the credential selected on the node. */
 export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClient> {
-	const credentials = await ctx.getCredentials(CREDENTIAL_NAME);
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 	return new GatewayClient(settingsFromCredentials(credentials));
 }
 

@@ -1,7 +1,8 @@
 import { GatewayFailure, type GatewayFailureKind } from '../errors/failures';
-import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/connection';
+import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/settings';
 import { redactSecret } from '../errors/redact';
 import type { OperationName } from '../gateway/catalog';
+import { plural } from '../output/plural';
 
 export interface FailureDetails {
 	httpStatus?: number;
@@ -28,10 +29,6 @@ export function seconds(ms: number): string {
 	return String(Math.round(ms / 100) / 10);
 }
 
-function plural(count: number, noun: string) {
-	return count === 1 ? noun : `${noun}s`;
-}
-
 /**
  * A failure before the request was written: the limiter, the shared limit's Redis, or a
  * cancellation before dispatch. Nothing reached the gateway, so the item may be run again.
@@ -56,7 +53,7 @@ export function notSentFailure(fail: MakeFailure, operation: OperationName, erro
 /** The last failure of an item, saying how many attempts were made over how long. */
 export function finalFailure(fail: MakeFailure, failure: GatewayFailure, attempts: number, budgetMs: number, deadline: number): GatewayFailure {
 	if (failure.kind === 'timeout') {
-		return fail(failure.operation, 'timeout', `no answer after ${attempts} ${plural(attempts, 'attempt')} over ${seconds(budgetMs)} s`, {
+		return fail(failure.operation, 'timeout', `no answer after ${plural(attempts, 'attempt')} over ${seconds(budgetMs)} s`, {
 			hint: failure.hint,
 		});
 	}

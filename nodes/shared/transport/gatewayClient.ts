@@ -1,10 +1,10 @@
-import { createHash } from 'crypto';
 import type { Logger } from 'n8n-workflow';
 import type { z } from 'zod/v4';
 
 import type { GatewayFailure } from '../errors/failures';
 import { GatewayLimiter, LimiterWaitTooLong, limiterFor } from '../limits/limiter';
 import { redactSecret, rememberSecret } from '../errors/redact';
+import { accountKeyOf } from '../gateway/account';
 import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { abortableSleep } from '../limits/abortableSleep';
 import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
@@ -13,8 +13,8 @@ import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure }
 import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './retry';
 import type { GatewaySettings } from './settings';
 
-// The transport's stages, in order: settings (transportSettings), one attempt over the pooled connection
-// (transportAttempt, transportPool), reading the answer (transportAnswer), and the retry policy (transportRetry).
+// The transport's stages, in order: settings (settings.ts), one attempt over the pooled connection
+// (attempt.ts, pool.ts), reading the answer (answer.ts), the retry policy (retry.ts) and the failures (failure.ts).
 export type { GatewayAnswer } from './answer';
 export type { QueryValue } from './attempt';
 
@@ -44,7 +44,7 @@ export class GatewayClient {
 		this.settings = settings;
 		rememberSecret(settings.appCode);
 		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
-		this.accountKey = createHash('sha256').update(`${settings.baseUrl}\n${settings.appCode}`).digest('hex').slice(0, 16);
+		this.accountKey = accountKeyOf(settings.baseUrl, settings.appCode);
 		this.fail = failureMaker(settings.appCode);
 		this.attempts = new GatewayAttempts(settings, this.fail);
 	}

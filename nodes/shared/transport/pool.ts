@@ -1,5 +1,7 @@
-// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- the design card names undici as the HTTP client
+// eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- undici, the package's HTTP client (scripts/n8n-accepted-findings.mjs)
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+
+import { registerProcessState } from '../state/processState';
 
 let sharedDispatcher: Dispatcher | undefined;
 
@@ -18,9 +20,9 @@ export function dispatcher(): Dispatcher {
 	return sharedDispatcher;
 }
 
-/** Drops pooled connections so that changed proxy variables take effect (used by tests and tools). */
-export async function resetConnectionPool(): Promise<void> {
+// Dropping the pool lets changed proxy variables take effect.
+registerProcessState('connectionPool', async () => {
 	const previous = sharedDispatcher;
 	sharedDispatcher = undefined;
 	await previous?.close();
-}
+});

@@ -1,7 +1,8 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { DEFAULT_LIMITER_SETTINGS, type LimiterSettings } from '../limits/limiter';
-import { redisSettingsFromCredentials } from '../store/redis/connection';
+import type { LimiterSettings } from '../limits/limiter';
+import { redisSettingsFromCredentials } from '../store/redis/settings';
+import { DEFAULT_LIMITER_SETTINGS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './defaults';
 
 export type AppCodePlacement = 'query' | 'header';
 
@@ -16,9 +17,6 @@ export interface GatewaySettings {
 	/** The credential's spending cap per execution in yuan; 0 means none. */
 	maxSpendYuan: number;
 }
-
-export const DEFAULT_TIMEOUT_SECONDS = 30;
-export const DEFAULT_MAX_RETRIES = 3;
 
 function positiveNumber(value: unknown, fallback: number): number {
 	const number = Number(value);

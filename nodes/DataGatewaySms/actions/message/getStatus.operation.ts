@@ -1,11 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { inputError } from '../../../shared/errors/failures';
-import { smsTaskSchema, type SmsTask } from '../../../shared/gateway/schemas/sms';
-import { withIsoTimes } from '../../../shared/output/convert';
-import { SMS_TASK_STATUS_LABELS } from '../../../shared/gateway/catalog';
+import { smsTaskSchema } from '../../../shared/gateway/schemas/sms';
+import { presentTask } from '../../../shared/output/smsObjects';
 
 export const description: INodeProperties[] = [
 	{
@@ -18,17 +17,6 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['message'], operation: ['getStatus'] } },
 	},
 ];
-
-/** One shape for a task wherever it comes from: a readable status and `receiveDate` spelled one way. */
-export function presentTask(task: SmsTask): IDataObject {
-	const { reveiveDate, receiveDate, ...rest } = task;
-	const shaped = {
-		...rest,
-		receiveDate: receiveDate ?? reveiveDate ?? null,
-		statusLabel: SMS_TASK_STATUS_LABELS[String(task.status)] ?? 'unknown',
-	};
-	return withIsoTimes(shaped, ['sendDate', 'receiveDate']) as IDataObject;
-}
 
 export function readTaskId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const taskId = String(ctx.getNodeParameter('taskId', itemIndex, '')).trim();

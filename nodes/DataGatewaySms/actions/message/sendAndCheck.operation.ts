@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { asNodeError } from '../../../shared/errors/failures';
-import { presentTask } from './getStatus.operation';
+import { presentTask } from '../../../shared/output/smsObjects';
 import { planSend } from './send/plan';
 import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
 import { reserveSends } from './send/records';

@@ -4,7 +4,7 @@ import { checkTemplateContent, templateVariableNames } from '../../../shared/che
 import { inputError } from '../../../shared/errors/failures';
 import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../shared/gateway/catalog';
 import { templateSchema } from '../../../shared/gateway/schemas/sms';
-import { CREDENTIAL_NAME } from '../../../shared/transport/clientForNode';
+import { CREDENTIAL_TYPE } from '../../../shared/gateway/account';
 import { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { settingsFromCredentials } from '../../../shared/transport/settings';
 
@@ -47,7 +47,7 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
 		return { fields: [], emptyFieldsNotice: 'Enter the Template ID first (a fixed number, not an expression): its variables then appear here' };
 	}
-	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_NAME)));
+	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)));
 	const template = (await client.call('templateGet', { id: String(templateId) }, templateSchema)).data;
 	const content = template.content ?? '';
 	const problem = checkTemplateContent(content);

@@ -4,8 +4,8 @@ import { looseInteger, record } from './envelope';
 import { signatureSchema, smsTaskSchema, templateSchema } from './sms';
 
 /**
- * Callback bodies (spec section 6). Each needs the identity of its event (id and status); the rest
- * is kept tolerant, as the spec only lists the fields. Templates arrive under `sign`.
+ * Callback bodies (docs/gateway-api.md#callbacks). Each needs the identity of its event (id and status); the rest
+ * is kept tolerant, as the gateway's document only lists the fields. Templates arrive under `sign`.
  */
 export const reportCallbackSchema = record({ action: z.literal('report'), sms: smsTaskSchema });
 export const signatureCallbackSchema = record({

@@ -42,7 +42,7 @@ const enterpriseRecord = record({
 });
 
 /**
- * Enterprise detail (spec 2.4). The sample nests the record under `data.data` beside `sign`; the
+ * Enterprise detail (docs/gateway-api.md#enterprise-detail). The sample nests the record under `data.data` beside `sign`; the
  * field table lists it flat. Both arrive here as `{ sign, data }`.
  */
 export const enterpriseDetailSchema = z
@@ -53,7 +53,7 @@ export const enterpriseDetailSchema = z
 			: { data: value as z.output<typeof enterpriseRecord> },
 	);
 
-/** One page of copyrights (spec 2.5). */
+/** One page of copyrights (docs/gateway-api.md#copyrights). */
 export const copyrightPageSchema = record({
 	pageSize: looseInteger.nullable().optional(),
 	pageIndex: looseInteger.nullable().optional(),

@@ -5,8 +5,8 @@ function kindOf(value: unknown): string {
 }
 
 /**
- * Tolerant readers for fields whose JSON type drifts (the spec's samples mix "1" and 1).
- * Each accepts both forms and hands the node the type the spec declares. Written as one
+ * Tolerant readers for fields whose JSON type drifts (the gateway's samples mix "1" and 1; docs/gateway-api.md#answers).
+ * Each accepts both forms and hands the node the type the gateway's document declares. Written as one
  * transform each, not a union, because they run for every field of every answer.
  */
 export const looseString = z.unknown().transform((value, context) => {
@@ -33,7 +33,7 @@ export function record<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
 	return z.looseObject(shape);
 }
 
-/** Where the spec does not say whether `data` is one object or a list: always hand over a list. */
+/** Where the gateway does not say whether `data` is one object or a list: always hand over a list. */
 export function oneOrMany<Item extends z.ZodType>(item: Item) {
 	return z.union([z.array(item), item.transform((value) => [value])]);
 }

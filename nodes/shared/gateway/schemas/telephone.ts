@@ -7,7 +7,7 @@ const text = looseString.nullable().optional();
 /** Values of `iszhapian` other than 1 are not shown: a number (also as text) is read as one, anything else is kept as sent. */
 const flagValue = z.unknown().transform((value) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value));
 
-/** Telephone identification (spec 2.6). */
+/** Telephone identification (docs/gateway-api.md#telephone-identity). */
 export const telephoneIdentitySchema = record({
 	iszhapian: flagValue.optional(),
 	province: text,

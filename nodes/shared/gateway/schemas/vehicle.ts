@@ -4,7 +4,7 @@ import { looseNumber, looseString, oneOrMany, record } from './envelope';
 
 const text = looseString.nullable().optional();
 
-/** Violation support rule (spec 2.1). Whether data is one rule or a list is not shown: always a list. */
+/** Violation support rule (docs/gateway-api.md#violation-support-rules). Whether data is one rule or a list is not shown: always a list. */
 export const supportRulesSchema = oneOrMany(
 	record({
 		carEngineLen: looseNumber.nullable().optional(),
@@ -18,7 +18,7 @@ export const supportRulesSchema = oneOrMany(
 	}),
 );
 
-/** Violation query result (spec 2.2): `count` is text in the sample. */
+/** Violation query result (docs/gateway-api.md#violations): `count` is text in the sample. */
 export const violationsSchema = record({
 	carNumber: text,
 	carCode: text,
@@ -51,7 +51,7 @@ const VEHICLE_DETAIL_FIELDS = [
 	'retirementDate', 'cc',
 ] as const;
 
-/** Vehicle detail (spec 2.3): every field is text. */
+/** Vehicle detail (docs/gateway-api.md#vehicle-detail): every field is text. */
 export const vehicleDetailSchema = record(
 	Object.fromEntries(VEHICLE_DETAIL_FIELDS.map((field) => [field, text])) as Record<(typeof VEHICLE_DETAIL_FIELDS)[number], typeof text>,
 );

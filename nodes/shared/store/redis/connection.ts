@@ -9,6 +9,7 @@ import { createHash } from 'crypto';
 // eslint-disable-next-line @n8n/community-nodes/no-restricted-imports -- ioredis, n8n's own Redis client (scripts/n8n-accepted-findings.mjs)
 import { Command, Redis } from 'ioredis';
 
+import { registerProcessState } from '../../state/processState';
 import { REDIS_CA_FIELD, REDIS_PASSWORD_FIELD, REDIS_URL_FIELD, RedisUnavailable, parseRedisUrl, type RedisSettings, type RedisTarget } from './settings';
 
 export * from './settings';
@@ -280,14 +281,13 @@ function releaseOwner(key: string, owner: string) {
 	}
 }
 
-/** Closes every connection of this process (tests, shutdown). */
-export function closeAllRedis(): void {
+registerProcessState('redisConnections', () => {
 	for (const { redis } of connections.values()) redis.close();
 	connections.clear();
 	ownerKeys.clear();
-}
+});
 
-/** How many connections this process holds (tests). */
+/** How many connections this process holds (tests read it through nodes/shared/testing.ts). */
 export function openRedisCount(): number {
 	return connections.size;
 }

@@ -9,6 +9,7 @@ import {
 	type StoreDecision,
 } from './rules';
 import type { NodeRecords } from '../nodeRecords';
+import { registerProcessState } from '../../state/processState';
 
 /**
  * The send records in n8n's processed-data store (NodeRecords): n8n keeps one row of hashed
@@ -236,7 +237,4 @@ class SlotBook {
 	}
 }
 
-/** Forgets the slot counts this process saw, as a restart would (tests). */
-export function forgetSeenSlots(): void {
-	seenSlots.clear();
-}
+registerProcessState('seenSlots', () => seenSlots.clear());

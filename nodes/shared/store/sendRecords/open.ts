@@ -4,7 +4,7 @@ import { DatabaseRecordStore } from './databaseStore';
 import { RedisRecordStore } from './redisStore';
 import { redisFor, RedisUnavailable, releaseRedis } from '../redis/connection';
 import { SmsSendRecords, type SmsLimits } from './rules';
-import { nodeRecords } from '../nodeRecords';
+import { nodeRecords, recordsScope } from '../nodeRecords';
 import type { GatewayClient } from '../../transport/gatewayClient';
 
 /**
@@ -13,7 +13,7 @@ import type { GatewayClient } from '../../transport/gatewayClient';
  * signature and template creates, which only use the repeat window.
  */
 export function openSendRecords(ctx: IExecuteFunctions, client: GatewayClient, limits: SmsLimits | undefined, repeatWindowMinutes: number): SmsSendRecords {
-	const scope = `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+	const scope = recordsScope(ctx);
 	const executionId = ctx.getExecutionId?.() ?? '';
 	const redis = client.settings.limiter.sharedRedis;
 	const owner = `records:${client.accountKey}`;

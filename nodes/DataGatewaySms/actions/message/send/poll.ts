@@ -8,7 +8,7 @@ import type { SendRun } from './run';
 
 export const MIN_POLL_INTERVAL_SECONDS = 0.1;
 
-/** The outcome of a task's last status: delivered, failed, sending (the wait ran out), or unknown for a status the spec does not name. */
+/** The outcome of a task's last status: delivered, failed, sending (the wait ran out), or unknown for a status the gateway does not name. */
 export function deliveryOutcome(status: unknown): string {
 	return SMS_TASK_STATUS_LABELS[String(status)] ?? 'unknown';
 }

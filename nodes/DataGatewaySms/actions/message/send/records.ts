@@ -2,12 +2,11 @@ import { inputError } from '../../../../shared/errors/failures';
 import { recordsUnavailable } from '../../../../shared/store/sendRecords/open';
 import type { SendDecision } from '../../../../shared/store/sendRecords/rules';
 import { priceOf, roundYuan } from '../../../../shared/money/spend';
+import { plural } from '../../../../shared/output/plural';
 import type { SendPlan, SendRun } from './run';
 
 /** What a send costs when delivered: segments × price when the text is known, else one message. */
 export const costOf = (plan: SendPlan): number => plan.size?.estimatedCostYuan ?? priceOf('smsSend');
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** How the cap counted the messages' lengths, for the cap error and the execution hint. */
 function lengthNote(plans: SendPlan[]): string {
@@ -16,7 +15,7 @@ function lengthNote(plans: SendPlan[]): string {
 	const parts: string[] = [];
 	if (from('gateway') > 0) parts.push(`${plural(from('gateway'), 'length')} from the signature and template read from the gateway (free queries)`);
 	if (from('options') > 0) parts.push(`${plural(from('options'), 'length')} from Signature Text and Template Content in Options`);
-	if (unknown > 0) parts.push(`${plural(unknown, 'SMS')} of unknown length counted as one segment each`);
+	if (unknown > 0) parts.push(`${plural(unknown, 'SMS', 'SMS')} of unknown length counted as one segment each`);
 	return parts.join('; ');
 }
 
