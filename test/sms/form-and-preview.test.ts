@@ -120,7 +120,7 @@ describe('Preview: the exact message, its length, segments and cost, and nothing
 
 	it('the length counts the signature with its brackets: 70 characters is still one segment', async () => {
 		const result = await runSms(preview(), [{ phone: '13900032003', code: 'y'.repeat(50) }]);
-		// 【数据网关】 6 + 您的验证码是 6 + 50 + ，5分钟内有效。 8 = 70: the longest single message (docs/gateway-api.md, Prices).
+		// 【数据网关】 6 + 您的验证码是 6 + 50 + ，5分钟内有效。 8 = 70: the longest single message (docs/gateway-api.md, Limits).
 		expect(result.json()[0]).toMatchObject({ length: 70, segments: 1, estimatedCostYuan: 0.035 });
 	});
 
