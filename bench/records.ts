@@ -13,7 +13,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 // The built package, as users run it (npm run bench builds first); the guard is patched to time it.
 import { DataGatewaySms } from '../dist/nodes/DataGatewaySms/DataGatewaySms.node.js';
 import { parseRedisUrl, SharedRedis } from '../dist/nodes/shared/store/redis/connection.js';
-import { SmsSendRecords } from '../dist/nodes/shared/store/sendRecords/rules.js';
+import { SendRecords } from '../dist/nodes/shared/store/sendRecords/sendRecords.js';
 import { closeAllRedis } from '../dist/nodes/shared/testing.js';
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { startRedis } from '../scripts/n8n-runtime/queue';
@@ -45,8 +45,8 @@ export interface StoreRun {
 /** Wall time spent inside the records, summed per execution, and the event-loop delay while they work. */
 const timing: { ms: number; delay?: IntervalHistogram; active: number; longestSyncMs: number } = { ms: 0, active: 0, longestSyncMs: 0 };
 function timeRecords() {
-	const prototype = SmsSendRecords.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-	for (const method of ['reserve', 'release']) {
+	const prototype = SendRecords.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+	for (const method of ['reserve', 'claim', 'markSent', 'release']) {
 		const original = prototype[method];
 		prototype[method] = async function (this: unknown, ...args: unknown[]) {
 			const started = performance.now();

@@ -30,7 +30,7 @@ export const ACCEPTED_FINDINGS = [
 		rule: '@n8n/community-nodes/no-restricted-globals',
 		files: ['nodes/shared/state/sweep.ts'],
 		reason:
-			"one unref'd setInterval that bounds the paid-answer memory in time without waiting for a later call (issue 18); it runs only while something is remembered and never keeps n8n alive",
+			"one unref'd setInterval per use that bounds state in time without waiting for a later call: the paid-answer memory (issue 18), the durable store kept in process memory, and the deadline of the gateway calls in flight (issue 25); each runs only while something is held and never keeps n8n alive",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',

@@ -7,15 +7,9 @@ import { dropProcessState } from './state/processState';
 export { executionMemoryStats } from './state/executionMemory';
 export { openRedisCount } from './store/redis/connection';
 
-/** Forgets every execution's memory and the records kept in memory, as a restart of n8n would. */
+/** Forgets every execution's memory, as a restart of n8n would (the durable stores keep theirs: forgetOpenStores). */
 export function forgetAllExecutionMemory(): void {
 	void dropProcessState('executionMemory');
-	void dropProcessState('memoryRecords');
-}
-
-/** Forgets the SMS slot counts this process saw, as a restart would. */
-export function forgetSeenSlots(): void {
-	void dropProcessState('seenSlots');
 }
 
 /** Closes the durable stores' SQLite files and forgets every open store, as a restart would. */

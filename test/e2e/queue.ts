@@ -14,7 +14,9 @@
  *    not text the first number again (the SMS node's Repeat Window, in Redis);
  * 6. in regular mode (one process, SQLite) the same callback after a restart starts nothing, and
  *    two executions of the same SMS node with the same message at once send it once (the send
- *    records in n8n's database, serialised in the process).
+ *    records in the durable store's SQLite file);
+ * 7. a worker SIGKILLed mid-batch, the crashed execution retried: each number texted exactly once
+ *    (test/e2e/queueWorkerKill.ts, its own cluster, with the records in n8n's queue Redis).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { startQueueHarness, type QueueHarness } from './queueCluster';
+import { workerKilledMidBatch } from './queueWorkerKill';
 import {
 	acceptedSends,
 	type Item,
@@ -54,7 +57,7 @@ async function regularMode(emulator: Emulator) {
 		installAsCommunityPackage(runtime, userFolder, packPackage(join(userFolder, 'pack')));
 		mkdirSync(join(userFolder, 'import', 'workflows'), { recursive: true });
 		const credentials = join(userFolder, 'import', 'credentials.json');
-		// No Redis URL: the send records are in n8n's database (SQLite here).
+		// No Redis URL: the send records are in the durable store's SQLite file in the user folder.
 		writeFileSync(credentials, JSON.stringify([gatewayCredential({ gatewayUrl: emulator.url, appCode: emulator.demo.memberAppCode, maxPerSecond: GATEWAY_CAP_PER_SECOND })]));
 		writeFileSync(join(userFolder, 'import', 'workflows', 'trigger.json'), JSON.stringify(triggerWorkflow(TRIGGER_ID)));
 		writeFileSync(
@@ -139,6 +142,7 @@ async function main() {
 	}
 	try {
 		await regularMode(emulator);
+		await workerKilledMidBatch(emulator);
 	} finally {
 		await emulator.close();
 	}

@@ -5,8 +5,30 @@ import { json } from './http';
 /**
  * `misshapen`: the gateway answers as usual (code 0, billed) but `data` arrives as JSON text
  * instead of an object, as a gateway that changed its format might send it.
+ * `resetAfterBilling`, `hangAfterBilling`: the gateway does the call (and bills it) and the answer
+ * is lost: the connection closes, or the answer never comes.
+ * `trickle`: a good answer, one byte every `intervalMs`; `endless`: a body that never ends;
+ * `huge`: a 200 of `sizeBytes`, with its length announced or (`chunked`) not.
  */
-export type FaultKind = '500' | '502' | '429' | 'reset' | 'malformed' | 'html' | 'truncated' | 'hang' | 'echo' | 'misshapen';
+export type FaultKind =
+	| '500'
+	| '502'
+	| '429'
+	| 'reset'
+	| 'malformed'
+	| 'html'
+	| 'truncated'
+	| 'hang'
+	| 'echo'
+	| 'misshapen'
+	| 'resetAfterBilling'
+	| 'hangAfterBilling'
+	| 'trickle'
+	| 'endless'
+	| 'huge';
+
+/** Faults that come after the gateway did the call: the request is processed (and billed) first. */
+export const AFTER_PROCESSING: ReadonlySet<FaultKind> = new Set(['misshapen', 'resetAfterBilling', 'hangAfterBilling']);
 
 export interface FaultStep {
 	kind: FaultKind;
@@ -23,6 +45,11 @@ export interface FaultStep {
 	 */
 	fillerChars?: number;
 	cutAt?: number;
+	/** `trickle` and `endless`: the pause between bytes or chunks (default 400 ms and 50 ms). */
+	intervalMs?: number;
+	/** `huge`: the body's size in bytes (default 9 MiB); `chunked` leaves its length unannounced. */
+	sizeBytes?: number;
+	chunked?: boolean;
 }
 
 export interface Faults {
@@ -105,6 +132,48 @@ export function writeFault(step: FaultStep, request: IncomingMessage, response: 
 			response.write('{"code":0,"message":"success","data":{');
 			return setTimeout(() => response.socket?.destroy(), 20).unref();
 		case 'hang':
+		case 'hangAfterBilling':
 			return; // never answers; the client's timeout must fire
+		case 'resetAfterBilling':
+			return response.socket?.destroy();
+		case 'trickle': {
+			const body = Buffer.from('{"code":0,"message":"success","data":{"phone":"13800138000","province":"北京"}}');
+			response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+			return writeEvery(response, step.intervalMs ?? 400, (index) => (index < body.length ? body.subarray(index, index + 1) : undefined));
+		}
+		case 'endless':
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.write('{"code":0,"message":"success","data":{"list":[');
+			return writeEvery(response, step.intervalMs ?? 50, () => '"more",');
+		case 'huge': {
+			const size = step.sizeBytes ?? 9 * 1024 * 1024;
+			response.writeHead(200, { 'content-type': 'application/json', ...(step.chunked ? {} : { 'content-length': String(size) }) });
+			const chunk = Buffer.alloc(64 * 1024, 0x20);
+			let written = 0;
+			// Written as fast as the client reads: the body is sent whole only if it is read whole.
+			const more = () => {
+				while (written < size && !response.destroyed) {
+					const part = chunk.subarray(0, Math.min(chunk.length, size - written));
+					written += part.length;
+					if (!response.write(part)) return void response.once('drain', more);
+				}
+				if (!response.destroyed) response.end();
+			};
+			return more();
+		}
 	}
+}
+
+/** Writes `next(index)` every `intervalMs` until it gives nothing (then ends) or the client goes. */
+function writeEvery(response: ServerResponse, intervalMs: number, next: (index: number) => Buffer | string | undefined) {
+	let index = 0;
+	const timer = setInterval(() => {
+		const part = next(index++);
+		if (part === undefined) {
+			clearInterval(timer);
+			response.end();
+		} else response.write(part);
+	}, intervalMs);
+	timer.unref();
+	response.on('close', () => clearInterval(timer));
 }

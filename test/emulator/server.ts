@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE, DEFAULT_SMS_LIMITS, OPERATIONS } from '../../nodes/shared/gateway/catalog';
 import { ADMIN_PREFIX, admin } from './admin';
 import { CODES } from './codes';
-import { FaultState, writeFault, type Faults } from './faults';
+import { AFTER_PROCESSING, FaultState, writeFault, type Faults } from './faults';
 import { appCodeOf, json } from './http';
 import { Ledger } from './ledger';
 import { fail, gatewayRoutes, type Account, type Routed } from './routes';
@@ -143,7 +143,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		if (latencyMs) await new Promise((resolve) => setTimeout(resolve, latencyMs));
 
 		const step = faults.take(url.pathname);
-		if (step && step.kind !== 'misshapen') {
+		if (step && !AFTER_PROCESSING.has(step.kind)) {
 			ledger.record({ path: url.pathname, account: label, code: null, kind: step.kind === '429' ? 'rejected429' : 'faulted', billed: false, costYuan: 0 });
 			return writeFault(step, request, response);
 		}
@@ -166,6 +166,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		const billed = result.answer.code === CODES.ok && result.costYuan > 0;
 		const text = url.pathname === '/sms/send' ? { phone: url.searchParams.get('phone') ?? '', params: url.searchParams.get('params') ?? '' } : {};
 		ledger.record({ path: url.pathname, account: label, code: result.answer.code, kind: 'call', billed, costYuan: billed ? result.costYuan : 0, ...text });
+		// Done and billed, and then the answer is lost on its way back.
+		if (step && step.kind !== 'misshapen') return writeFault(step, request, response);
 		json(response, 200, result.answer);
 	}
 

@@ -2,8 +2,6 @@ import './n8nEnv';
 
 import { DataDeduplicationService } from 'n8n-core';
 import type { DeduplicationItemTypes, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator } from 'n8n-workflow';
-import { forgetSeenSlots } from '../../nodes/shared/testing';
-
 
 /**
  * n8n's processed-data store, in memory: what n8n keeps in its database table. It reads a node's
@@ -54,11 +52,10 @@ class MemoryDeduplicator implements IDataDeduplicator {
 /** The store behind the nodes' processed-data helpers; persists across runWorkflow calls of one test. */
 export const processedData = new MemoryDeduplicator();
 void DataDeduplicationService.init(processedData);
-// Each test starts with an empty store, as a fresh n8n database would.
-// The slot counts a process saw are a hint kept beside the store; a fresh store forgets them too.
+// Each test starts with an empty store, as a fresh n8n database would (test/harness/freshStore.ts
+// does the same for the durable store).
 if (typeof beforeEach === 'function')
 	beforeEach(() => {
 		processedData.records.clear();
-		forgetSeenSlots();
 	});
 

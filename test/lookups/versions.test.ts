@@ -123,6 +123,11 @@ describe('the bill at a glance: an execution hint after every run', () => {
 		expect(hints(result)).toEqual(["5 free calls, 0 yuan (within the gateway's daily free quota); 3 repeated numbers answered without a new call"]);
 	});
 
+	it('one repeat is named in the singular: "1 repeated number"', async () => {
+		const result = await run(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: PHONES[0] }, { phone: PHONES[0] }]);
+		expect(hints(result)).toEqual(["1 free call, 0 yuan (within the gateway's daily free quota); 1 repeated number answered without a new call"]);
+	});
+
 	it('paid lookups: paid calls and yuan, also in version 1', async () => {
 		const plates = ['京A11111', '沪B22222', '粤BD33333'];
 		const items = Array.from({ length: 12 }, (_, index) => ({ plate: plates[index % 3] }));

@@ -74,6 +74,24 @@ describe('Continue (using error output): failed items leave on the error output,
 		expect(emulator.ledger().byPath['/enterprise/detail_info']).toBeUndefined();
 	});
 
+	it.each(['send', 'sendAndCheck'])('SMS %s refused whole by the spending cap: every item on the Error branch says why', async (operation) => {
+		const result = await runWorkflow({
+			steps: [{ name: 'Node', type: sms, parameters: { ...send(), operation, waitTimeoutSeconds: 1 }, settings: { onError: 'continueErrorOutput' } }],
+			items: [{ phone: '13900002011' }, { phone: '13900002012' }],
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, maxSpendPerExecution: 0.04 } },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items(undefined, 0)).toEqual([]);
+		const failed = result.items(undefined, 1);
+		expect(pairedIndexes(failed)).toEqual([0, 1]);
+		for (const item of failed) {
+			expect(item.json.error).toMatch(/^Spending cap: this node's paid calls are estimated at 0\.07 yuan/);
+			expect(item.error?.message).toMatch(/^Spending cap: /);
+		}
+		expect(failed[1].error?.context.itemIndex).toBe(1);
+		expect(emulator.ledger().byPath['/sms/send']).toBeUndefined();
+	});
+
 	it('Continue (regular output) keeps every item on the one output, the failed one with its readable fields', async () => {
 		const result = await run(enterprise, registration, companies, { onError: 'continueRegularOutput' });
 		const items = result.items();

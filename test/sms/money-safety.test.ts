@@ -3,12 +3,14 @@ import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { recordsClock } from '../../nodes/shared/state/executionMemory';
+import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
+import * as openStore from '../../nodes/shared/store/openStore';
+import { hostClock as recordsClock } from '../../nodes/shared/store/hostClock';
 import { forgetAllExecutionMemory } from '../../nodes/shared/testing';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { codeVariable, sendParameters as demoSend } from '../harness/sms';
-import { processedData, runWorkflow, type WorkflowRunOptions, type WorkflowStep } from '../harness/workflow';
+import { runWorkflow, type WorkflowRunOptions, type WorkflowStep } from '../harness/workflow';
 
 let emulator: Emulator;
 useEmulator(
@@ -51,6 +53,20 @@ function sendParameters(extra: INodeParameters = {}, sendOptions: IDataObject = 
 		sendOptions: { perMinute: 10, perHour: 10, ...sendOptions },
 		...extra,
 	});
+}
+
+/** Runs `work` with the store the nodes open (SQLite on Node 24, else memory) updating through `update`. */
+async function withStore<T>(update: (store: DurableStore) => DurableStore['update'], work: () => Promise<T>): Promise<T> {
+	const open = openStore.openDurableStore;
+	const spy = jest.spyOn(openStore, 'openDurableStore').mockImplementation(async (...args) => {
+		const store = await open(...args);
+		return { kind: store.kind, label: store.label, now: async () => await store.now(), read: async (keys) => await store.read(keys), update: update(store) };
+	});
+	try {
+		return await work();
+	} finally {
+		spy.mockRestore();
+	}
 }
 
 /** Messages the gateway accepted: the ledger is the judge. */
@@ -105,7 +121,7 @@ describe('a failure mid-batch', () => {
 	});
 });
 
-describe('across executions (n8n\'s processed-data store)', () => {
+describe('across executions (the durable store)', () => {
 	it('per-number limits count this node\'s sends across executions: a clear local refusal and no call', async () => {
 		freezeClock();
 		const parameters = sendParameters({}, { perMinute: 1 });
@@ -141,7 +157,7 @@ describe('across executions (n8n\'s processed-data store)', () => {
 		expect(repeated.error).toBeUndefined();
 		expect(repeated.json()[0]).toMatchObject({ skippedAsRepeat: true, taskId: null, costYuan: 0 });
 
-		// A restart: the process forgets everything, n8n's database keeps the records.
+		// A restart: the process forgets its executions, the durable store keeps the records.
 		forgetAllExecutionMemory();
 		expect((await runSms(sendParameters(), items)).json()[0].skippedAsRepeat).toBe(true);
 		expect(acceptedSends()).toBe(1);
@@ -174,30 +190,32 @@ describe('across executions (n8n\'s processed-data store)', () => {
 		expect(sendRequests()).toBe(1);
 	});
 
-	it('when n8n\'s store cannot be read or written, nothing is sent', async () => {
-		const working = processedData.checkProcessedAndRecord;
-		processedData.checkProcessedAndRecord = async () => {
-			throw new Error('SQLITE_BUSY: database is locked');
-		};
-		try {
-			const result = await runSms(sendParameters(), [{ phone: '13900009006' }]);
-			expect(result.error?.message).toBe("Could not read or write this node's send records in n8n's database: SQLITE_BUSY: database is locked");
-			expect(sendRequests()).toBe(0);
-		} finally {
-			processedData.checkProcessedAndRecord = working;
-		}
+	it('five messages while the store refuses every write (a Redis at its memory limit): nothing is sent, and the next run sends all five', async () => {
+		freezeClock();
+		const items = ['13900009011', '13900009012', '13900009013', '13900009014', '13900009015'].map((phone) => ({ phone }));
+		let label = '';
+		const refused = await withStore(
+			(store) => {
+				label = store.label;
+				return async () => Promise.reject(new StoreUnavailable(store.label, 'OOM command not allowed when used memory > maxmemory'));
+			},
+			async () => await runSms(sendParameters(), items),
+		);
+		expect(refused.error?.message).toBe(`SMS not sent: the send records in ${label} could not be used: OOM command not allowed when used memory > maxmemory`);
+		expect(sendRequests()).toBe(0);
+		const again = await runSms(sendParameters(), items);
+		expect(again.json().map((item) => item.skippedAsRepeat)).toEqual([false, false, false, false, false]);
+		expect(acceptedSends()).toBe(5);
 	});
 
-	it('keeps its records in n8n\'s store, a few values per send', async () => {
+	it('one store update reserves the batch, one per item starts its send, one marks the batch sent', async () => {
 		freezeClock();
-		await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }]);
-		const calls = processedData.calls;
-		await runSms(sendParameters(), [{ phone: '13900009006' }, { phone: '13900009007' }]);
-		const stored = [...processedData.records.values()].flat();
-		// Per send: the message in the 10 buckets of the repeat window, the execution marker, and
-		// one minute, hour and day slot; n8n is asked once per run and nothing is removed again.
-		expect(stored).toHaveLength(4 * 14);
-		expect(processedData.calls - calls).toBe(1);
+		let updates = 0;
+		await withStore(
+			(store) => async (keys, decide) => (updates++, await store.update(keys, decide)),
+			async () => await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }, { phone: '13900009006' }, { phone: '13900009007' }]),
+		);
+		expect(updates).toBe(1 + 4 + 1);
 	});
 });
 

@@ -96,6 +96,14 @@ describe('local rules cost nothing', () => {
 		['signature ID empty from an expression', { signId: '={{ "" }}' }, /Item 1: Signature ID is empty/],
 		['template ID empty from an expression', { templateId: '={{ " " }}' }, /Item 1: Template ID is empty/],
 		['template ID not a number', { templateId: '12a' }, /Item 1: Template ID "12a" is not a positive whole number/],
+		// Number() would read these as 16, 100, 3 and 100000000000000000000: another template, or none.
+		['template ID in hexadecimal', { templateId: '0x10' }, /Item 1: Template ID "0x10" is not a positive whole number written with the digits 0-9/],
+		['template ID with an exponent', { templateId: '1e2' }, /Item 1: Template ID "1e2" is not a positive whole number/],
+		['signature ID in binary', { signId: '0b11' }, /Item 1: Signature ID "0b11" is not a positive whole number/],
+		['signature ID past the safe integers', { signId: '99999999999999999999' }, /Item 1: Signature ID "99999999999999999999" is too large to be an ID/],
+		// A built-in property name is one name like any other: given once, it is not "twice"; missing, it is missing.
+		['variable named constructor given once', { variables: { variable: [{ name: 'constructor', value: '1' }] }, sendOptions: { templateContent: '验证码${code}' } }, /Variables has no value for \$\{code\}, which the template uses/],
+		['template ${toString} without a value', { variables: { variable: [{ name: 'code', value: '1' }] }, sendOptions: { templateContent: '验证码${code}${toString}' } }, /has no value for \$\{toString\}/],
 	];
 	it.each(cases)('Send: %s', async (_name, overrides, message) => {
 		const result = await run(sendParameters('13900003001', overrides));
@@ -119,7 +127,9 @@ describe('local rules cost nothing', () => {
 		['template digits in variable', { resource: 'template', operation: 'create', name: 'n', content: '您好${name1}', remark: 'r' }, /"name1" may use only letters/],
 		['template 9 variables', { resource: 'template', operation: 'create', name: 'n', content: '${a}${b}${c}${d}${e}${f}${g}${h}${i}', remark: 'r' }, /has 9 variables/],
 		['empty description', { resource: 'signature', operation: 'create', name: '数据网关', remark: ' ' }, /Description is empty/],
-		['update without ID', { resource: 'template', operation: 'update', id: 0, name: 'n', remark: 'r' }, /Template ID "0"/],
+		['update without ID', { resource: 'template', operation: 'update', id: 0, name: 'n', remark: 'r' }, /Template ID is 0/],
+		['delete with a hexadecimal ID from an expression', { resource: 'template', operation: 'delete', id: '={{ "0x10" }}' }, /Template ID "0x10" is not a positive whole number/],
+		['get with an ID past the safe integers', { resource: 'signature', operation: 'get', id: '={{ "99999999999999999999" }}' }, /Signature ID "99999999999999999999" is too large/],
 	];
 	it.each(reviewedCases)('%s', async (_name, parameters, message) => {
 		const result = await run(parameters);

@@ -7,3 +7,25 @@ describe('memory store: the contract', () => {
 	const store = new MemoryStore();
 	storeContract({ store: () => store, other: () => store });
 });
+
+describe('memory store: bounded in time', () => {
+	afterEach(() => jest.useRealTimers());
+
+	it('an entry nobody reads again is dropped once its lifetime has passed; one without a lifetime stays', async () => {
+		jest.useFakeTimers();
+		let now = Date.UTC(2026, 0, 5);
+		const store = new MemoryStore(() => now);
+		await store.update(['short', 'kept'], () => ({
+			writes: [
+				{ key: 'short', value: 'a', ttlMs: 60_000 },
+				{ key: 'kept', value: 'b' },
+			],
+			result: undefined,
+		}));
+		expect(store.size).toBe(2);
+		now += 2 * 60_000;
+		jest.advanceTimersByTime(2 * 60_000);
+		expect(store.size).toBe(1);
+		expect(await store.read(['kept'])).toEqual(['b']);
+	});
+});

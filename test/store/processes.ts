@@ -1,4 +1,4 @@
-/** Starts test/store/racer.ts in separate OS processes and reads what they print. */
+/** Starts test scripts (test/store/racer.ts and others) in separate OS processes and reads what they print. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -13,9 +13,14 @@ export interface Racer {
 	ended: Promise<void>;
 }
 
-/** One racer process, run by `node` (this test's Node by default). */
+/** One racer process (test/store/racer.ts), run by `node` (this test's Node by default). */
 export function startRacer(args: string[], node = process.execPath): Racer {
-	const child = spawn(node, ['--import', 'tsx', RACER, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+	return startScript(RACER, args, { node });
+}
+
+/** A TypeScript file of the tests in an OS process of its own (this test's Node, through tsx). */
+export function startScript(script: string, args: string[], options: { node?: string; env?: NodeJS.ProcessEnv } = {}): Racer {
+	const child = spawn(options.node ?? process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
 	const lines: string[] = [];
 	const waiting: Array<(line: string) => void> = [];
 	let buffered = '';

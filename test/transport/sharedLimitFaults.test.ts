@@ -293,7 +293,8 @@ describe('the SMS node with a shared limit that fails, then fixed', () => {
 
 	it('says "not sent" with the field to fix, and sends the same message once the URL is fixed', async () => {
 		const failed = await run(`redis://127.0.0.1:${await freePort()}`);
-		expect(failed.error?.message).toMatch(/not sent: "Shared Redis URL for Limits and Send Records": nothing answers at/);
+		// The send records are in the credential's Redis: the store's error names it and the field to fix.
+		expect(failed.error?.message).toMatch(/^SMS not sent: the credential's Redis at 127\.0\.0\.1:\d+ could not be used for TIME: nothing answers at .*"Shared Redis URL for Limits and Send Records"/);
 		expect(failed.error?.message).not.toMatch(/may have been sent/);
 		expect(sendCalls()).toBe(0);
 

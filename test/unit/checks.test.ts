@@ -1,5 +1,13 @@
 import { checkLandlineNumber, checkMobileNumber, checkTelephoneNumber } from '../../nodes/shared/checks/phone';
-import { checkSignatureName, checkTemplateContent, checkVariables, messageSize } from '../../nodes/shared/checks/sms';
+import {
+	checkGatewayId,
+	checkSignatureName,
+	checkTemplateContent,
+	checkVariables,
+	checkVariablesAgainstTemplate,
+	messageSize,
+	renderTemplate,
+} from '../../nodes/shared/checks/sms';
 import { checkNumberTail, checkPlate } from '../../nodes/shared/checks/vehicle';
 import { DEFAULT_SMS_LIMITS } from '../../nodes/shared/gateway/catalog';
 import { sendFields } from '../../nodes/DataGatewaySms/actions/message/send/fields';
@@ -69,6 +77,41 @@ describe('SMS rules', () => {
 		expect(messageSize('数据网关', 'x'.repeat(65))).toMatchObject({ length: 71, segments: 2 });
 		expect(messageSize('数据网关', 'x'.repeat(64))).toMatchObject({ length: 70, segments: 1 });
 	});
+	describe('variable names that are also built-in object properties are plain names', () => {
+		const builtIns = ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty'];
+		it.each(builtIns)('${%s} without a value is missing, and is not rendered from Object.prototype', (name) => {
+			const content = `您的验证码是\${${name}}`;
+			expect(checkTemplateContent(content)).toBeUndefined();
+			expect(checkVariablesAgainstTemplate(content, {})).toBe(`has no value for \${${name}}, which the template uses`);
+			expect(renderTemplate(content, {})).toBe(content);
+			expect(messageSize('数据网关', renderTemplate(content, {})).length).toBe(6 + content.length);
+		});
+		it.each(builtIns)('%s with a value is checked and rendered like any name', (name) => {
+			const variables = Object.fromEntries([[name, '1234']]);
+			expect(checkVariables(variables)).toBeUndefined();
+			expect(checkVariablesAgainstTemplate(`码\${${name}}`, variables)).toBeUndefined();
+			expect(renderTemplate(`码\${${name}}`, variables)).toBe('码1234');
+		});
+	});
+	it.each([
+		['16', 16],
+		[' 42 ', 42],
+		[7, 7],
+		[String(Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER],
+	])('ID %j is %s', (raw, id) => expect(checkGatewayId(raw)).toEqual({ id }));
+	it.each([
+		['0x10', /not a positive whole number written with the digits 0-9/],
+		['1e2', /not a positive whole number/],
+		['0b11', /not a positive whole number/],
+		['0o7', /not a positive whole number/],
+		['-5', /not a positive whole number/],
+		['1.5', /not a positive whole number/],
+		[1e21, /not a positive whole number/],
+		['99999999999999999999', /too large to be an ID \(at most 9007199254740991\)/],
+		['9007199254740992', /too large/],
+		['0', /^is 0$/],
+		['', /^is empty$/],
+	])('ID %j is refused: %s', (raw, problem) => expect(checkGatewayId(raw).problem).toMatch(problem));
 	it('the node\'s limit defaults are the gateway\'s', () => {
 		const options = sendFields(['send']).find((field) => field.name === 'sendOptions')?.options ?? [];
 		const defaults = Object.fromEntries(options.map((option) => [option.name, (option as { default: unknown }).default]));

@@ -51,6 +51,23 @@ describe('redaction', () => {
 		}
 	});
 
+	it.each([
+		['a query parameter cut to 5 characters', `GET /telecom/identify?tel=1&appCode=${secret.slice(0, 5)}`, `GET /telecom/identify?tel=1&appCode=${REDACTED}`],
+		['a query parameter cut to 1 character, then more parameters', `?appCode=${secret.slice(0, 1)}&tel=1`, `?appCode=${REDACTED}&tel=1`],
+		['a header cut to 3 characters', `Authorization: AppCode ${secret.slice(0, 3)}`, `Authorization: AppCode ${REDACTED}`],
+		['an echoed JSON field', `{"appCode":"${secret.slice(0, 4)}","tel":"1"}`, `{"appCode":"${REDACTED}","tel":"1"}`],
+		['an echoed header in JSON, lower case', `{"authorization":"appcode ${secret.slice(0, 2)}"}`, `{"authorization":"appcode ${REDACTED}"}`],
+	])('removes the value of %s, however short', (_label, text, expected) => {
+		expect(redactSecret(text, secret)).toBe(expected);
+		// Also where the client that knows the code is not at hand: any appCode value is masked.
+		expect(redactSecret(text, undefined)).toBe(expected);
+	});
+
+	it('leaves sentences that name the appCode alone', () => {
+		const hint = 'Paste the appCode of your gateway account; App Code is empty. AppCode is invalid. The gateway is rate-limiting this appCode.';
+		expect(redactSecret(hint, secret)).toBe(hint);
+	});
+
 	it('leaves text without a piece of the code alone', () => {
 		expect(redactSecret('the gateway answered HTTP 500 with internal error', secret)).toBe('the gateway answered HTTP 500 with internal error');
 	});

@@ -3,14 +3,15 @@ import type { z } from 'zod/v4';
 
 import { runForEachItem } from '../../shared/n8n/batch';
 import { checkKeyword } from '../../shared/checks/keyword';
-import { checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
+import { checkGatewayId, checkSignatureName, checkTemplateContent, type Problem } from '../../shared/checks/sms';
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
 import { noDataSchema, signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
 import { presentReviewed } from '../../shared/output/smsObjects';
 import type { OperationName } from '../../shared/gateway/catalog';
-import { openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
-import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } from '../../shared/store/sendRecords/rules';
+import { keptRecordsText, openSendRecords, recordsUnavailable } from '../../shared/store/sendRecords/open';
+import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint } from '../../shared/store/sendRecords/rules';
+import { RecordsFailure } from '../../shared/store/sendRecords/sendRecords';
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey } from '../../shared/state/executionMemory';
 
 /**
@@ -165,9 +166,8 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 		// executions (a retried one) the same create from this node is skipped for a day: a second
 		// create makes a duplicate, while a repeated update or delete gets the gateway's own answer.
 		const changes = operation === 'get' ? undefined : executionMemory(this).changes;
-		const records = changes && operation === 'create' ? openSendRecords(this, client, undefined, CHANGE_REPEAT_WINDOW_MINUTES) : undefined;
-		const decisions = new Map<number, SendDecision>();
-		const attempted = new Set<number>();
+		const records = changes && operation === 'create' ? await openSendRecords(this, { repeatWindowMinutes: CHANGE_REPEAT_WINDOW_MINUTES }) : undefined;
+		const made = new Map<number, string | null>();
 		const keyOf = (itemIndex: number, params: Plan['params']) => runKey(this, itemIndex, client.questionKey(gatewayOperation, params));
 		const changeOnce = async (itemIndex: number, params: Plan['params']): Promise<unknown> => {
 			const ask = async () => (await client.call(gatewayOperation, params, schema, options)).data;
@@ -176,24 +176,33 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			const earlier = changes.get(key);
 			if (earlier) return await earlier.outcome;
 			if (!records) return await rememberOutcome(changes, key, { outcome: ask() });
-			if (decisions.get(itemIndex)?.kind === 'repeat') return SKIPPED_AS_REPEAT;
-			attempted.add(itemIndex);
+			// Made by another execution, or by an earlier try of this item in another process: not made again.
+			if (['repeat', 'earlier'].includes(records.decisionOf(itemIndex)?.kind ?? '')) return SKIPPED_AS_REPEAT;
+			const claimed = await records.claim(itemIndex).catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), `${kind.label} create`, error, CHANGE_REPEAT_WINDOW_MINUTES, itemIndex)));
+			if (claimed !== 'go') return SKIPPED_AS_REPEAT;
 			const settled = await rememberOutcome(changes, key, { outcome: ask() }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
 			);
-			if (!('error' in settled)) return settled.answer;
-			if (callCertainlyFailed(settled.error)) await records.release([itemIndex]);
+			if (!('error' in settled)) {
+				made.set(itemIndex, null);
+				return settled.answer;
+			}
+			if (callCertainlyFailed(settled.error)) {
+				await records.release([itemIndex]).catch((failure: unknown) => {
+					const error = settled.error as Error & { description?: string };
+					if (failure instanceof RecordsFailure) error.description = `${error.description ?? ''} ${keptRecordsText(failure, CHANGE_REPEAT_WINDOW_MINUTES)}`.trim();
+				});
+			}
 			throw settled.error;
 		};
 		const batch = runForEachItem<Plan, unknown>(this, {
 			beforeCalls: records
 				? async (plans) => {
 						const fresh = [...plans].filter(([itemIndex, plan]) => !changes?.has(keyOf(itemIndex, plan.params)));
-						const decided = await records
+						await records
 							.reserve(fresh.map(([itemIndex, plan]) => ({ itemIndex, message: changeFingerprint(client.accountKey, gatewayOperation, plan.params) })))
-							.catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), records.where, `${kind.label} create`, error)));
-						for (const [itemIndex, decision] of decided) decisions.set(itemIndex, decision);
+							.catch((error: unknown) => Promise.reject(recordsUnavailable(this.getNode(), `${kind.label} create`, error, CHANGE_REPEAT_WINDOW_MINUTES)));
 					}
 				: undefined,
 			concurrency: client.settings.limiter.maxConcurrent,
@@ -201,9 +210,9 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 				const fail = (field: string, problem: string, fix: string) => inputError(this.getNode(), itemIndex, field, problem, fix);
 				const params: Record<string, string | number> = {};
 				if (operation !== 'create') {
-					const id = Number(this.getNodeParameter('id', itemIndex, 0));
-					if (!Number.isInteger(id) || id <= 0) throw fail(`${kind.label} ID`, `"${id}" is not a positive whole number`, `Use the ID that Create returned.`);
-					params.id = id;
+					const checked = checkGatewayId(this.getNodeParameter('id', itemIndex, ''));
+					if (checked.problem !== undefined) throw fail(`${kind.label} ID`, checked.problem, `Use the ID that Create returned.`);
+					params.id = checked.id;
 				}
 				if (operation === 'create' || operation === 'update') {
 					const name = String(this.getNodeParameter('name', itemIndex, '')).trim();
@@ -261,7 +270,17 @@ export function reviewedOperation(kind: ReviewedKind, operation: ReviewedOperati
 			(items) => ({ items }),
 			(error: unknown) => ({ error }),
 		);
-		await records?.releaseAllBut(attempted);
+		// A create left "outcome unknown" is skipped all the same: the failure changes nothing for the user.
+		await records?.markSent(made);
+		const kept = await records?.releaseUnstarted().then(
+			() => undefined,
+			(failure: unknown) => failure,
+		);
+		if (kept instanceof RecordsFailure) {
+			const text = keptRecordsText(kept, CHANGE_REPEAT_WINDOW_MINUTES);
+			if (!('error' in outcome)) this.addExecutionHints?.({ message: text, location: 'outputPane' });
+			else if (outcome.error instanceof Error) Object.assign(outcome.error, { description: `${(outcome.error as { description?: string }).description ?? ''} ${text}`.trim() });
+		}
 		if ('error' in outcome) throw outcome.error;
 		return outcome.items;
 	}

@@ -15,6 +15,25 @@ export type Problem = string | undefined;
 const VARIABLE_NAME = /^[A-Za-z_]+$/;
 const PLACEHOLDER = /\$\{([^}]*)\}/g;
 
+/**
+ * A signature or template ID as typed or mapped: decimal digits only, within the safe integer range
+ * (`0x10`, `1e2`, `0b11` and 20 digits would each reach the gateway as another ID). Gives the ID or what is wrong.
+ */
+export function checkGatewayId(raw: unknown): { id: number; problem?: undefined } | { id?: undefined; problem: string } {
+	const text = String(raw ?? '').trim();
+	if (text === '') return { problem: 'is empty' };
+	if (!/^\d+$/.test(text)) return { problem: `"${text}" is not a positive whole number written with the digits 0-9` };
+	const id = Number(text);
+	if (id === 0) return { problem: 'is 0' };
+	if (!Number.isSafeInteger(id)) return { problem: `"${text}" is too large to be an ID (at most ${Number.MAX_SAFE_INTEGER})` };
+	return { id };
+}
+
+/** Whether `name` is a variable given in `variables` itself: names like `constructor` are not inherited values. */
+export function hasVariable(variables: Record<string, string>, name: string): boolean {
+	return Object.hasOwn(variables, name);
+}
+
 export function checkVariableName(name: string): Problem {
 	if (!VARIABLE_NAME.test(name)) return `"${name}" may use only letters and underscore (no digits, spaces or other characters)`;
 	if (RESERVED_VARIABLE_NAMES.includes(name.toLowerCase())) {
@@ -78,7 +97,7 @@ export function checkVariablesAgainstTemplate(content: string, variables: Record
 	if (placeholders.size === 0 && given.length > 0) {
 		return `gives ${given.map((name) => `"${name}"`).join(', ')}, but the template has no variables (the gateway refuses variables for such a template)`;
 	}
-	const missing = [...placeholders].filter((name) => !(name in variables));
+	const missing = [...placeholders].filter((name) => !hasVariable(variables, name));
 	if (missing.length > 0) return `has no value for ${missing.map((name) => `\${${name}}`).join(', ')}, which the template uses`;
 	const unused = given.filter((name) => !placeholders.has(name));
 	if (unused.length > 0) return `has ${unused.map((name) => `"${name}"`).join(', ')}, which the template does not use`;
@@ -86,7 +105,7 @@ export function checkVariablesAgainstTemplate(content: string, variables: Record
 }
 
 export function renderTemplate(content: string, variables: Record<string, string>): string {
-	return content.replace(PLACEHOLDER, (placeholder, name: string) => (name in variables ? variables[name] : placeholder));
+	return content.replace(PLACEHOLDER, (placeholder, name: string) => (hasVariable(variables, name) ? variables[name] : placeholder));
 }
 
 export interface MessageSize {

@@ -10,12 +10,32 @@ function formsOf(secret: string): string[] {
 }
 
 /**
- * Masks the secret whole, and any piece of it of 6 or more characters that a cut left at its
- * start or end (in every encoding): an echoed `...&appCode=` or `Authorization: AppCode ...`
- * shortened somewhere must not leave most of the code readable.
+ * Where an appCode is written by name, its value goes whatever it is or how short a cut left it: the
+ * query parameter (`appCode=…`, also as JSON `"appCode":"…"`) and the header (`Authorization: AppCode …`) that
+ * docs/gateway-api.md describes. Values stop at characters that end a parameter, a header or a JSON
+ * string, so the text around them (and JSON holding them) stays as it was.
+ */
+const NAMED_APP_CODE = [
+	/(\bappCode=)[^&\s"'\\<>#]+/gi,
+	// Anchored on the header's name: a gateway message such as "AppCode is invalid" stays readable.
+	/(\bauthorization["']?\s*[:=]\s*["']?AppCode[ \t]+)[^\s"'\\<>&,;]+/gi,
+	/("appCode"\s*:\s*")[^"\\]+/gi,
+];
+
+function redactNamedAppCode(text: string): string {
+	let result = text;
+	for (const pattern of NAMED_APP_CODE) result = result.replace(pattern, (_match, name: string) => `${name}${REDACTED}`);
+	return result;
+}
+
+/**
+ * Masks the secret whole, every value written as an appCode, and any piece of the secret of 6 or
+ * more characters that a cut left at its start or end (in every encoding): an echoed `...&appCode=`
+ * or `Authorization: AppCode ...` shortened somewhere must not leave part of the code readable.
  */
 export function redactSecret(text: string, secret: string | undefined): string {
-	if (!secret || !text) return text;
+	if (!text) return text;
+	if (!secret) return redactNamedAppCode(text);
 	const forms = formsOf(secret);
 	let result = text;
 	for (const form of forms) result = result.split(form).join(REDACTED);
@@ -29,7 +49,8 @@ export function redactSecret(text: string, secret: string | undefined): string {
 			if (result.includes(tail)) result = result.split(tail).join(REDACTED);
 		}
 	}
-	return result;
+	// Last: the pieces above are cut out by their whole length before a name-based mask could split them.
+	return redactNamedAppCode(result);
 }
 
 /**
@@ -47,6 +68,7 @@ export function rememberSecret(secret: string) {
 }
 
 export function redactKnownSecrets(text: string): string {
+	if (knownSecrets.size === 0) return redactNamedAppCode(text);
 	let result = text;
 	for (const secret of knownSecrets) result = redactSecret(result, secret);
 	return result;

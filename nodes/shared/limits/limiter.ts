@@ -20,10 +20,34 @@ const BACKOFF_FACTOR = 0.95;
 const PROBE_INTERVAL_MS = 5000;
 const PROBE_STEP = 1.05;
 
-/** Thrown by `acquire` when the start would come after the caller's deadline: it does not wait in vain. */
+/** A wait in words: "3 s", "4.5 min", "23.1 days". */
+function describeWait(ms: number): string {
+	const units: Array<[number, string]> = [
+		[86_400_000, 'days'],
+		[3_600_000, 'h'],
+		[60_000, 'min'],
+	];
+	for (const [size, unit] of units) if (ms >= 2 * size) return `${Math.round((ms / size) * 10) / 10} ${unit}`;
+	return `${Math.ceil(ms / 1000)} s`;
+}
+
+/**
+ * Thrown by `acquire` when the start would come after the caller's deadline (it does not wait in
+ * vain), or when no concurrency slot came free by then.
+ */
 export class LimiterWaitTooLong extends Error {
-	constructor(readonly waitMs: number) {
-		super(`calls with this credential are held back for another ${Math.ceil(waitMs / 1000)} s`);
+	constructor(
+		/** The wait still ahead; undefined when it is not known (a slot did not come free). */
+		readonly waitMs: number | undefined,
+		/** The wait was booked in the shared Redis (limits/sharedRate.ts) rather than in this process. */
+		readonly shared = false,
+		maxConcurrent = 0,
+	) {
+		super(
+			waitMs === undefined
+				? `${maxConcurrent === 1 ? 'the one call allowed at a time' : `all ${maxConcurrent} calls allowed at once`} with this credential stayed busy`
+				: `calls with this credential are held back for another ${describeWait(waitMs)}${shared ? ' by the rate shared through Redis' : ''}`,
+		);
 		this.name = 'LimiterWaitTooLong';
 	}
 }
@@ -81,7 +105,7 @@ export class GatewayLimiter {
 			this.inFlight++;
 			return this.releaser();
 		}
-		await this.takeConcurrencySlot(signal);
+		await this.takeConcurrencySlot(signal, deadline);
 		let started = false;
 		try {
 			await this.waitForStartTime(signal, deadline);
@@ -93,12 +117,12 @@ export class GatewayLimiter {
 	}
 
 	private async acquireShared(shared: SharedRate, signal?: AbortSignal, deadline?: number): Promise<() => void> {
-		await this.takeConcurrencySlot(signal);
+		await this.takeConcurrencySlot(signal, deadline);
 		let started = false;
 		try {
 			await this.sharedThrottle;
 			const tooLongMs = await shared.waitForStart(this.settings.maxPerSecond, signal, deadline);
-			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs);
+			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs, true);
 			started = true;
 		} finally {
 			if (!started) this.releaseSlot(); // Redis failed or the run was cancelled: give the slot back
@@ -143,23 +167,35 @@ export class GatewayLimiter {
 		this.learnedPerSecond *= PROBE_STEP;
 	}
 
-	private async takeConcurrencySlot(signal?: AbortSignal) {
-		if (this.inFlight < Math.max(1, this.settings.maxConcurrent)) {
+	/** A slot at once, or the next one released; a wait past `deadline` rejects with LimiterWaitTooLong. */
+	private async takeConcurrencySlot(signal?: AbortSignal, deadline?: number) {
+		const maxConcurrent = Math.max(1, this.settings.maxConcurrent);
+		if (this.inFlight < maxConcurrent) {
 			this.inFlight++;
 			return;
 		}
+		// Only a call that waits pays for a timer: the platform's, let go once nothing listens to it.
+		const expiry = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(1, deadline - Date.now()));
 		await new Promise<void>((resolve, reject) => {
-			const onAbort = () => {
+			const stop = (error: unknown) => {
 				const index = this.waiters.indexOf(grant);
 				if (index >= 0) this.waiters.splice(index, 1);
-				reject(signal?.reason ?? new Error('Cancelled'));
+				unlisten();
+				reject(error);
+			};
+			const onAbort = () => stop(signal?.reason ?? new Error('Cancelled'));
+			const onExpiry = () => stop(new LimiterWaitTooLong(undefined, false, maxConcurrent));
+			const unlisten = () => {
+				signal?.removeEventListener('abort', onAbort);
+				expiry?.removeEventListener('abort', onExpiry);
 			};
 			const grant = () => {
-				signal?.removeEventListener('abort', onAbort);
+				unlisten();
 				resolve();
 			};
 			if (signal?.aborted) return onAbort();
 			signal?.addEventListener('abort', onAbort, { once: true });
+			expiry?.addEventListener('abort', onExpiry, { once: true });
 			this.waiters.push(grant);
 		});
 	}

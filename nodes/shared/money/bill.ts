@@ -55,13 +55,13 @@ function countItems(items: INodeExecutionData[]) {
 	return { answered: answered.size, failed: failed.size };
 }
 
-/** What repeated items are called in the reuse part of a lookup's bill. */
-const REPEATED: Partial<Record<OperationName, string>> = {
-	telephoneIdentify: 'repeated numbers',
-	violationQuery: 'repeated plates',
-	vehicleDetail: 'repeated vehicles',
-	enterpriseDetail: 'repeated companies',
-	enterpriseCopyright: 'pages',
+/** What repeated items are called in the reuse part of a lookup's bill: one, then several. */
+const REPEATED: Partial<Record<OperationName, [string, string]>> = {
+	telephoneIdentify: ['repeated number', 'repeated numbers'],
+	violationQuery: ['repeated plate', 'repeated plates'],
+	vehicleDetail: ['repeated vehicle', 'repeated vehicles'],
+	enterpriseDetail: ['repeated company', 'repeated companies'],
+	enterpriseCopyright: ['page', 'pages'],
 };
 
 /** The bill of a lookup run: "5 paid calls, 0.2 yuan; 3 repeated plates answered without a new call". */
@@ -74,7 +74,7 @@ export function lookupBill(operation: OperationName, calls: number, reused: numb
 				? `${plural(calls, 'free call')}, 0 yuan (within the gateway's daily free quota)`
 				: `${plural(calls, 'free call')}, 0 yuan`,
 	];
-	if (reused > 0) parts.push(`${reused} ${REPEATED[operation] ?? 'repeated items'} answered without a new call`);
+	if (reused > 0) parts.push(`${plural(reused, ...(REPEATED[operation] ?? ['repeated item', 'repeated items']))} answered without a new call`);
 	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
 	return parts.join('; ');
 }

@@ -1,6 +1,5 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { GatewayFailure, MisshapenAnswer } from '../errors/failures';
 import { executionMemory, type ExecutionMemory } from '../state/executionMemory';
 import { OPERATIONS, PRICES_YUAN, type OperationName } from '../gateway/catalog';
 
@@ -10,9 +9,17 @@ export function priceOf(operation: OperationName): number {
 	return (PRICES_YUAN as Record<string, number>)[operation] ?? 0;
 }
 
+/**
+ * What one attempt of a call may be billed: the price of a paid lookup. An SMS is billed per
+ * delivered segment, which the send path counts itself (before it sends), so its attempts count 0 here.
+ */
+export function attemptPrice(operation: OperationName): number {
+	return operation === 'smsSend' ? 0 : priceOf(operation);
+}
+
 export const roundYuan = (yuan: number): number => Math.round(yuan * 10000) / 10000;
 
-const CAP_FIELD = '"Max Spend per Execution (Yuan)" in the credential';
+export const CAP_FIELD = '"Max Spend per Execution (Yuan)" in the credential';
 
 /**
  * Money spent with one credential in one execution, against the credential's cap (0 = none).
@@ -63,6 +70,24 @@ export class SpendMeter {
 		if (error) throw error;
 	}
 
+	/**
+	 * Before one attempt of a call (the transport asks, attempt by attempt): counts what the gateway
+	 * may bill for it, whatever becomes of its answer, or says why it may not be made. The transport
+	 * gives it back (refund) only when the gateway certainly did not bill the attempt.
+	 */
+	reserveAttempt(operation: OperationName): { yuan: number; refusal?: undefined } | { refusal: string } {
+		const yuan = attemptPrice(operation);
+		if (yuan <= 0) return { yuan: 0 };
+		const total = roundYuan(this.spentYuan + yuan);
+		if (this.capYuan > 0 && total > this.capYuan + 1e-9) {
+			return {
+				refusal: `Spending cap: ${yuan} yuan more would bring this execution's spend with this credential to ${total} yuan, above the cap of ${this.capYuan} yuan`,
+			};
+		}
+		this.add(yuan);
+		return { yuan };
+	}
+
 	/** Before one more paid call of a listing that counts its pages as they come. */
 	checkNextCall(priceYuan: number, doneSoFar: string): void {
 		if (this.capYuan <= 0) return;
@@ -74,15 +99,6 @@ export class SpendMeter {
 			{ description: `Raise ${CAP_FIELD}, or use a Limit instead of Return All.` },
 		);
 	}
-}
-
-/**
- * Whether a failed lookup was certainly not billed: the gateway answered, and not with code 0 (billed
- * only then: docs/gateway-api.md#prices). A timeout, a broken connection or a cut-off body may hide a
- * billed answer, so it still counts against the cap.
- */
-export function certainlyNotBilled(error: unknown): boolean {
-	return error instanceof GatewayFailure && ['gateway-code', 'http-status', 'schema'].includes(error.kind) && !(error instanceof MisshapenAnswer);
 }
 
 /** "3 × Get Vehicle Detail at 1.2 yuan" */

@@ -38,8 +38,12 @@ export interface ItemWork<Plan, Result> {
 	concurrency: number;
 }
 
-/** Items checked between turns of the event loop: an SMS item's checks take up to about 1 ms (bench section 9). */
-const PLAN_SLICE = 10;
+/**
+ * Checks run this long between turns of the event loop. A turn costs at least 1 ms (n8n's sleep is
+ * a timer), so a count of items would idle more than it works for cheap items (a lookup's checks
+ * take about 0.05 ms, an SMS item's up to 1 ms: bench sections 1 and 9).
+ */
+const PLAN_SLICE_MS = 5;
 
 type ItemError = NodeApiError | NodeOperationError;
 
@@ -81,11 +85,17 @@ export async function runForEachItem<Plan, Result>(
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
 
 	// Check every item before the first paid call: a bad item must not leave others half-paid.
+	let sliceStart = performance.now();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		// Long batches give the event loop a turn now and then: n8n serves other work meanwhile.
-		if (itemIndex > 0 && itemIndex % PLAN_SLICE === 0) await sleep(0);
+		if (performance.now() - sliceStart >= PLAN_SLICE_MS) {
+			await sleep(0);
+			sliceStart = performance.now();
+		}
 		try {
-			plans[itemIndex] = await work.plan(itemIndex);
+			// Most checks are synchronous: awaiting only a promise spares a microtask turn per item.
+			const plan = work.plan(itemIndex);
+			plans[itemIndex] = plan instanceof Promise ? await plan : plan;
 		} catch (error) {
 			const itemError = asItemError(ctx, error, itemIndex);
 			if (!continueOnFail) throw itemError;
@@ -140,21 +150,11 @@ export async function runForEachItem<Plan, Result>(
 		}
 	}
 
-	const answerFor = async (plan: Plan, itemIndex: number): Promise<{ result: Result | MisshapenAnswer; costYuan: number }> => {
-		const key = work.shareKey?.(plan);
-		const price = work.paid ? priceOf(work.paid.operation) : 0;
-		const load = async (): Promise<Result | MisshapenAnswer> => {
-			// A misshapen answer is billed all the same: counted, and kept like a good answer so a re-run does not pay again.
-			const result = await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
-			meter?.add(price);
-			return result;
-		};
-		if (key === undefined) return { result: await load(), costYuan: price };
-		const { answer, entry } = sharedAnswer(shared, key, runId, load);
-		const result = await answer;
-		// The run that paid reports the price once, on its first item with this question.
-		return { result, costYuan: entry.paidByRun === runId && firstAsker.get(key) === itemIndex ? price : 0 };
-	};
+	const price = work.paid ? priceOf(work.paid.operation) : 0;
+	// The client counts every attempt against the cap (transport/gatewayClient.ts). A misshapen answer
+	// is billed all the same: kept like a good answer so a re-run does not pay again.
+	const load = async (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> =>
+		await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
 	let nextIndex = 0;
@@ -165,12 +165,20 @@ export async function runForEachItem<Plan, Result>(
 			if (results[itemIndex]) continue;
 			const plan = plans[itemIndex] as Plan;
 			try {
-				const { result, costYuan } = await answerFor(plan, itemIndex);
+				const key = work.shareKey?.(plan);
+				let result: Result | MisshapenAnswer;
+				let costYuan = price;
+				if (key === undefined) {
+					result = await load(plan, itemIndex);
+				} else {
+					const { answer, entry } = sharedAnswer(shared, key, runId, () => load(plan, itemIndex));
+					result = await answer;
+					// The run that paid reports the price once, on its first item with this question.
+					if (entry.paidByRun !== runId || firstAsker.get(key) !== itemIndex) costYuan = 0;
+				}
 				const objects = result instanceof MisshapenAnswer ? result.toOutput() : work.output(result, plan, itemIndex);
-				results[itemIndex] = (Array.isArray(objects) ? objects : [objects]).map((json) => ({
-					json: work.paid ? { ...json, costYuan } : json,
-					pairedItem: { item: itemIndex },
-				}));
+				const paired = (json: IDataObject): INodeExecutionData => ({ json: work.paid ? { ...json, costYuan } : json, pairedItem: { item: itemIndex } });
+				results[itemIndex] = Array.isArray(objects) ? objects.map(paired) : [paired(objects)];
 			} catch (error) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {

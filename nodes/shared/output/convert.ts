@@ -26,17 +26,19 @@ export function withIsoTimes<T extends Record<string, unknown>>(record: T, field
 /** HTML fragments (as in the telephone `countDesc`) as plain text. */
 export function htmlToText(value: unknown): string | null {
 	if (typeof value !== 'string') return null;
-	return value
-		.replace(/<br\s*\/?>/gi, '\n')
-		.replace(/<[^>]*>/g, '')
-		.replace(/&nbsp;/g, ' ')
-		.replace(/&lt;/g, '<')
-		.replace(/&gt;/g, '>')
-		.replace(/&quot;/g, '"')
-		.replace(/&#39;/g, "'")
-		.replace(/&amp;/g, '&')
-		.replace(/[ \t]+/g, ' ')
-		.trim();
+	let text = value;
+	// Passes that cannot change the text are skipped: this runs for every telephone answer.
+	if (text.includes('<')) text = text.replace(/<br\s*\/?>/gi, '\n').replace(/<[^>]*>/g, '');
+	if (text.includes('&')) {
+		text = text
+			.replace(/&nbsp;/g, ' ')
+			.replace(/&lt;/g, '<')
+			.replace(/&gt;/g, '>')
+			.replace(/&quot;/g, '"')
+			.replace(/&#39;/g, "'")
+			.replace(/&amp;/g, '&');
+	}
+	return text.replace(/[ \t]+/g, ' ').trim();
 }
 
 /** The enterprise samples write `-` (and sometimes an empty string) for "no value". */

@@ -25,9 +25,6 @@ function number(value: unknown): unknown {
 	return toCount(value) ?? text(value);
 }
 
-/** Placeholder for the node's costYuan, so the column sits right after the key fields. */
-const COST = { costYuan: 0 };
-
 export function friendlyTelephone(identity: TelephoneIdentity): IDataObject {
 	const details = identity.hy;
 	return {
@@ -35,7 +32,7 @@ export function friendlyTelephone(identity: TelephoneIdentity): IDataObject {
 		isFlagged: flagFromIszhapian(identity.iszhapian),
 		reportType: text(identity.rpt_type),
 		reportCount: toCount(identity.rpt_cnt) ?? 0,
-		...COST,
+		costYuan: 0,
 		carrier: text(identity.sp),
 		province: text(identity.province),
 		city: text(identity.city),
@@ -60,7 +57,7 @@ export function friendlyViolations(violations: Violations): IDataObject {
 		plateNumber: text(violations.carNumber),
 		violationCount: toCount(violations.count) ?? violations.records.length,
 		totalFineYuan: violations.records.reduce((sum, record) => sum + (toCount(record.money) ?? 0), 0),
-		...COST,
+		costYuan: 0,
 		engineNumberTail: text(violations.carEngineCode),
 		frameNumberTail: text(violations.carCode),
 		vehicleTypeCode: text(violations.carType),
@@ -86,7 +83,7 @@ export function friendlyVehicle(detail: VehicleDetail): IDataObject {
 		model: text(detail.vehicleModelc),
 		vehicleType: text(detail.vehicleType),
 		status: text(detail.vehicleStatus),
-		...COST,
+		costYuan: 0,
 		usage: text(detail.useType),
 		bodyColor: text(detail.bodyColor),
 		fuelType: text(detail.fuelType),
@@ -124,7 +121,7 @@ export function friendlyEnterprise(detail: EnterpriseDetail): IDataObject {
 		creditCode: text(company.credit_no),
 		status: text(company.status),
 		legalRepresentative: text(company.oper_name),
-		...COST,
+		costYuan: 0,
 		companyType: text(company.econ_kind),
 		registeredCapital: text(company.regist_capi_new ?? company.regist_capi),
 		currency: text(company.currency_unit),
@@ -170,7 +167,7 @@ export function friendlyCopyright(record: CopyrightRecord): IDataObject {
 		name: text(record.Name),
 		registrationNumber: text(record.RegisterNo),
 		owner: text(record.Owner),
-		...COST,
+		costYuan: 0,
 		pageCostYuan: 0,
 		category: text(record.Category),
 		registeredOn: isoDate(record.RegisterDate),

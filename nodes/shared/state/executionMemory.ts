@@ -5,35 +5,30 @@ import { registerProcessState } from './processState';
 import { startSweep } from './sweep';
 
 /**
- * Every piece of state the nodes keep, and how long it lives. Nothing else in the package keeps
- * state between calls.
+ * Every piece of state the nodes keep, how long it lives and where. Nothing else in the package
+ * keeps state between calls.
  *
- * | lifetime              | what                                                        | where                          |
- * |-----------------------|-------------------------------------------------------------|--------------------------------|
- * | one call              | retry attempts, timeout budget                              | locals in transport/             |
- * | one run of a node     | sends and changes (Retry On Fail keeps the run index, so a  | ExecutionMemory, keyed by      |
- * |                       | re-run finds them; a loop raises it, so a new run sends)    | runKey(): node + run + item    |
- * | one execution         | answers to identical paid questions (shared across runs and | ExecutionMemory, by execution  |
- * |                       | nodes: a loop asking the same paid question does not pay    | id; a timer forgets idle ones  |
- * |                       | twice), money spent per credential                          | (MEMORY_BOUNDS: time and size) |
- * | across executions     | SMS sent (repeat window), per-number counts, creates of     | Redis, when the credential     |
- * |                       | signatures and templates (store/sendRecords/rules.ts has the rules;        | names one (store/sendRecords/redisStore.ts);   |
- * |                       | store/sendRecords/open.ts picks the store)                             | else n8n's processed-data      |
- * |                       |                                                             | store, scope node              |
- * |                       |                                                             | (store/nodeRecords.ts,               |
- * |                       |                                                             | store/sendRecords/databaseStore.ts)            |
- * | across executions     | callbacks that already started the trigger's workflow       | workflow static data, first a  |
- * |                       | (DataGatewaySmsTrigger/recentEvents.ts)                     | per-process memory             |
- * | one n8n process       | connection pool, limiter (transport/pool.ts, limits/limiter.ts)     | module memory; per worker      |
- * | one n8n process       | per number and window, the highest slot seen taken: where   | module memory; a hint that     |
- * |                       | the database store asks next (store/sendRecords/databaseStore.ts)           | n8n's store answer overrides   |
- * | all processes         | the credential's rate and 429 pauses, when the credential   | Redis (limits/sharedRate.ts), one     |
- * |                       | names a Shared Redis URL for Limits and Send Records                              | connection per process and URL |
- * |                       |                                                             | (store/redis/connection.ts)                     |
+ * | lifetime           | what                                                     | where                                      |
+ * |--------------------|----------------------------------------------------------|--------------------------------------------|
+ * | one call           | retry attempts, timeout budget                           | locals in transport/                       |
+ * | one node run       | the run's bill tally                                     | money/bill.ts, by the execute context      |
+ * | one node run       | sends and changes (Retry On Fail keeps the run index,    | ExecutionMemory (below), keyed by runKey():|
+ * |                    | so a re-run finds them; a loop raises it: a new send)    | node + run index + item                    |
+ * | one execution      | answers to identical paid questions (shared by runs and  | ExecutionMemory, by execution id; a sweep  |
+ * |                    | nodes), money spent per credential                       | forgets idle ones (MEMORY_BOUNDS)          |
+ * | across executions  | SMS send records: each item's send (reserved, outcome    | the durable store (store/durableStore.ts), |
+ * |                    | unknown, sent; released = gone) by node, execution, run  | picked by store/openStore.ts: the          |
+ * |                    | index and item; each message for the repeat window; per- | credential's Redis, n8n's queue Redis, an  |
+ * |                    | number counts per calendar window; signature and         | SQLite file in n8n's user folder, else     |
+ * |                    | template creates (store/sendRecords/)                    | this process's memory (said in the output) |
+ * | across executions  | callbacks that already started the trigger's workflow    | workflow static data, and per-process      |
+ * |                    | (DataGatewaySmsTrigger/recentEvents.ts)                  | memory before it is saved                  |
+ * | one n8n process    | HTTP connection pool, limiter per credential, Redis      | module memory (transport/pool.ts,          |
+ * |                    | connections, open stores, secrets to redact              | limits/limiter.ts, store/redis/, store/    |
+ * |                    |                                                          | openStore.ts, errors/redact.ts)            |
+ * | all processes      | the credential's rate and 429 pauses, when the           | Redis (limits/sharedRate.ts)               |
+ * |                    | credential names a Shared Redis URL                      |                                            |
  */
-
-/** The time the records across executions are written with; tests set it to a fixed instant. */
-export const recordsClock = { now: (): number => Date.now() };
 
 /**
  * A map of one execution's memory: every read or write marks the execution as in use, and the

@@ -11,7 +11,10 @@
  * n8n's queue Redis in queue mode), an SQLite file in n8n's user folder, or process memory.
  */
 
-/** What a write does to one key: a new value kept for `ttlMs`, or `null` to delete it. */
+/**
+ * What a write does to one key: a new value kept for `ttlMs` (undefined or 0: until deleted; a
+ * negative one is refused), or `null` to delete it.
+ */
 export interface StoreWrite {
 	key: string;
 	value: string | null;

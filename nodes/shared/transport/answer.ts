@@ -3,17 +3,33 @@ import type { z } from 'zod/v4';
 import { MisshapenAnswer, type GatewayFailure } from '../errors/failures';
 import { redactSecret } from '../errors/redact';
 import { describeSchemaProblem, envelopeSchema } from '../gateway/schemas/envelope';
+import { parseAnswer } from '../gateway/schemas/fastParse';
 import type { OperationName } from '../gateway/catalog';
 import type { MakeFailure } from './failure';
 import { parseRetryAfter } from './retry';
 
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-/** One attempt's outcome: the gateway's envelope, or a failure and whether another attempt may help. */
+/**
+ * One attempt's outcome: the gateway's envelope, or a failure and whether another attempt may help.
+ * `mayBeBilled` is false only when the gateway certainly did not bill it (docs/gateway-api.md: billed
+ * only for code 0): it answered with another code, refused the request (4xx), or never got it.
+ */
 export interface AttemptResult {
 	failure?: GatewayFailure;
 	retryable: boolean;
+	mayBeBilled: boolean;
 	envelope?: Envelope;
+}
+
+/** A 5xx body that is the gateway's own envelope with a non-zero code: a refusal, not a lost answer. */
+function isGatewayRefusal(text: string): boolean {
+	try {
+		const code = (JSON.parse(text) as { code?: unknown } | null)?.code;
+		return typeof code === 'number' && code !== 0;
+	} catch {
+		return false;
+	}
 }
 
 export interface GatewayAnswer<T> {
@@ -48,6 +64,8 @@ export function readHttpAnswer(
 		const detail = looksLikeHtml(text) ? 'an HTML error page' : shorten(redactSecret(text, secret)) || 'an empty body';
 		return {
 			retryable,
+			// A proxy's 502 or 504 may stand for an answer the gateway gave (and billed) that was lost.
+			mayBeBilled: statusCode >= 500 && !isGatewayRefusal(text),
 			failure: fail(operation, 'http-status', `the gateway answered HTTP ${statusCode} with ${detail}`, {
 				httpStatus: statusCode,
 				retryAfterMs: statusCode === 429 ? parseRetryAfter(responseHeaders['retry-after']) : undefined,
@@ -72,22 +90,24 @@ export function readHttpAnswer(
 				: 'JSON that is malformed or cut off';
 		return {
 			retryable: false,
+			mayBeBilled: true,
 			failure: fail(operation, 'not-json', `the gateway answered HTTP ${statusCode} with ${what}`, {
 				httpStatus: statusCode,
 				hint: 'Check the Base URL in the credential: it must be the API root. A proxy or captive portal can also answer with an HTML page.',
 			}),
 		};
 	}
-	const envelope = envelopeSchema.safeParse(json);
+	const envelope = parseAnswer(envelopeSchema, json);
 	if (!envelope.success) {
 		return {
 			retryable: false,
+			mayBeBilled: true,
 			failure: fail(operation, 'schema', `the gateway's answer is not the expected envelope: ${describeSchemaProblem(envelope.error)}`, {
 				httpStatus: statusCode,
 			}),
 		};
 	}
-	return { retryable: false, envelope: envelope.data };
+	return { retryable: false, mayBeBilled: envelope.data.code === 0, envelope: envelope.data };
 }
 
 /** The envelope's code and the operation's data: a refusal throws, billed data that does not fit throws a MisshapenAnswer. */
@@ -106,7 +126,7 @@ export function readEnvelope<Schema extends z.ZodType>(
 			hint: 'The gateway refused the request. Its code and message say why; check the input values and the account.',
 		});
 	}
-	const data = schema.safeParse(envelope.data);
+	const data = parseAnswer(schema, envelope.data);
 	if (!data.success) {
 		// Code 0 is a success, and billed: the answer is handed over as sent, never dropped.
 		throw new MisshapenAnswer({

@@ -3,20 +3,23 @@ import type { IDataObject } from 'n8n-workflow';
 import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { readHttpAnswer, type AttemptResult } from './answer';
 import { seconds, type MakeFailure } from './failure';
-import { dispatcher } from './pool';
+import { AttemptDeadline } from './deadline';
+import { dispatcher, type GatewayResponse } from './pool';
 import type { GatewaySettings } from './settings';
 
 /** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
 export type QueryValue = string | number | boolean | IDataObject | null | undefined;
 
 export function buildQueryString(params: Record<string, QueryValue>): string {
-	const parts: string[] = [];
-	for (const [name, value] of Object.entries(params)) {
+	// Built as one string, without arrays: this runs twice for every item (its sharing key and its request).
+	let query = '';
+	for (const name of Object.keys(params)) {
+		const value = params[name];
 		if (value === undefined || value === null || value === '') continue;
 		const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-		parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(text)}`);
+		query += `${query === '' ? '' : '&'}${encodeURIComponent(name)}=${encodeURIComponent(text)}`;
 	}
-	return parts.join('&');
+	return query;
 }
 
 /** Connection errors that prove the request never reached the gateway. */
@@ -39,10 +42,41 @@ const CONNECTION_PROBLEMS: Record<string, string> = {
 };
 
 export function connectionProblem(code: string | undefined, error: unknown): string {
-	const known = code === undefined ? undefined : CONNECTION_PROBLEMS[code];
+	const known = code !== undefined && Object.hasOwn(CONNECTION_PROBLEMS, code) ? CONNECTION_PROBLEMS[code] : undefined;
 	if (known) return `${known} (${code})`;
 	const detail = code ?? (error instanceof Error && error.message ? error.message : 'unknown error');
 	return `the connection to the gateway failed (${detail})`;
+}
+
+/**
+ * The largest answer read: far above any real one (a copyright page of 50 records is some tens of
+ * KB), so that no server can make an item hold more memory than this.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The body as text, read as it streams in; `undefined`, with the rest left unread, when it is (or
+ * announces itself) larger than `maxBytes`.
+ */
+async function readCappedBody(response: GatewayResponse, maxBytes: number): Promise<string | undefined> {
+	const announced = Number(response.headers['content-length']);
+	if (announced > maxBytes) {
+		response.body.destroy();
+		return undefined;
+	}
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of response.body) {
+		size += (chunk as Buffer).length;
+		if (size > maxBytes) {
+			response.body.destroy();
+			return undefined;
+		}
+		chunks.push(chunk as Buffer);
+	}
+	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8');
+	// As undici's body.text(): a byte order mark is not part of the JSON.
+	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -81,37 +115,61 @@ export class GatewayAttempts {
 		const headers: Record<string, string> = { accept: 'application/json' };
 		if (this.settings.appCodePlacement === 'header') headers.authorization = `AppCode ${this.settings.appCode}`;
 
-		let statusCode: number;
-		let responseHeaders: Record<string, string | string[] | undefined>;
-		let text: string;
+		const deadline = new AttemptDeadline(timeoutMs, signal);
 		try {
-			// undici's own timeouts, rather than a timer signal per request: this runs for every item.
-			const response = await dispatcher().request({
-				...this.target(operation, params),
-				method: 'GET',
-				headers,
-				signal,
-				headersTimeout: timeoutMs,
-				bodyTimeout: timeoutMs,
-			});
-			statusCode = response.statusCode;
-			responseHeaders = response.headers;
+			let response: GatewayResponse;
 			try {
-				text = await response.body.text();
+				response = await dispatcher().request({
+					...this.target(operation, params),
+					method: 'GET',
+					headers,
+					signal: deadline.signal,
+					headersTimeout: timeoutMs,
+					bodyTimeout: timeoutMs,
+				});
 			} catch (error) {
-				if (errorCode(error) === 'UND_ERR_BODY_TIMEOUT') return this.transportError(operation, error, idempotent, signal, timeoutMs);
+				return this.transportError(operation, error, idempotent, signal, timeoutMs, deadline.expired);
+			}
+			const { statusCode } = response;
+			let text: string;
+			try {
+				const body = await readCappedBody(response, MAX_ANSWER_BYTES);
+				if (body === undefined) return this.tooLarge(operation, statusCode);
+				text = body;
+			} catch (error) {
+				if (deadline.expired || errorCode(error) === 'UND_ERR_BODY_TIMEOUT' || signal?.aborted) {
+					return this.transportError(operation, error, idempotent, signal, timeoutMs, true);
+				}
 				return {
 					retryable: false,
+					mayBeBilled: true,
 					failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
 						httpStatus: statusCode,
 						hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
 					}),
 				};
 			}
-		} catch (error) {
-			return this.transportError(operation, error, idempotent, signal, timeoutMs);
+			return readHttpAnswer(this.fail, this.settings.appCode, operation, statusCode, response.headers, text);
+		} finally {
+			deadline.clear();
 		}
-		return readHttpAnswer(this.fail, this.settings.appCode, operation, statusCode, responseHeaders, text);
+	}
+
+	/** An answer above MAX_ANSWER_BYTES: not read further, and (the call reached the gateway) not repeated. */
+	private tooLarge(operation: OperationName, statusCode: number): AttemptResult {
+		return {
+			retryable: false,
+			mayBeBilled: true,
+			failure: this.fail(
+				operation,
+				'not-json',
+				`the gateway's answer (HTTP ${statusCode}) is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB, far above any real answer; it was not read further`,
+				{
+					httpStatus: statusCode,
+					hint: 'Check the Base URL in the credential: it must be the API root. The call reached the gateway, so it is not repeated automatically.',
+				},
+			),
+		};
 	}
 
 	private transportError(
@@ -120,25 +178,28 @@ export class GatewayAttempts {
 		idempotent: boolean,
 		cancelSignal: AbortSignal | undefined,
 		timeoutMs: number,
+		deadlinePassed: boolean,
 	): AttemptResult {
 		if (cancelSignal?.aborted) {
-			return { retryable: false, failure: this.fail(operation, 'cancelled', 'the execution was cancelled') };
+			return { retryable: false, mayBeBilled: true, failure: this.fail(operation, 'cancelled', 'the execution was cancelled') };
 		}
 		const code = errorCode(error);
 		if (code === 'ERR_INVALID_URL') {
 			return {
 				retryable: false,
+				mayBeBilled: false,
 				failure: this.fail(operation, 'network', `the Base URL "${this.settings.baseUrl}" is not a valid URL`, {
 					hint: 'Set the Base URL in the credential to the API root, e.g. https://gateway.example.com',
 				}),
 			};
 		}
-		const timedOut = code !== undefined && TIMEOUT_ERROR_CODES.has(code);
+		const timedOut = deadlinePassed || (code !== undefined && TIMEOUT_ERROR_CODES.has(code));
 		const reason = timedOut ? `no answer within ${seconds(timeoutMs)} s` : connectionProblem(code, error);
 		const neverSent = !timedOut && code !== undefined && NOT_SENT_ERROR_CODES.has(code);
 		if (!idempotent && !neverSent) {
 			return {
 				retryable: false,
+				mayBeBilled: true,
 				failure: this.fail(operation, 'outcome-unknown', `${reason}; the request may have reached the gateway`, {
 					hint: 'It was not repeated, to avoid doing it twice. Check whether it took effect before running it again.',
 				}),
@@ -146,6 +207,7 @@ export class GatewayAttempts {
 		}
 		return {
 			retryable: true,
+			mayBeBilled: !neverSent,
 			failure: this.fail(operation, timedOut ? 'timeout' : 'network', reason, {
 				hint: timedOut
 					? 'Raise "Timeout (Seconds)" in the credential if the gateway is slow.'

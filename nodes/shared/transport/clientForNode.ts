@@ -8,7 +8,7 @@ import { z } from 'zod/v4';
 
 import { GatewayFailure } from '../errors/failures';
 import { redactSecret } from '../errors/redact';
-import { CREDENTIAL_TYPE } from '../gateway/account';
+import { accountKeyOf, CREDENTIAL_TYPE } from '../gateway/account';
 import { redisFor } from '../store/redis/connection';
 import { SpendMeter } from '../money/spend';
 import { GatewayClient } from './gatewayClient';
@@ -16,10 +16,13 @@ import { settingsFromCredentials } from './settings';
 
 export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';
 
-/** The gateway client for the credential selected on the node. */
+/**
+ * The gateway client for the credential selected on the node. Every attempt of its paid calls
+ * counts against the credential's spending cap for this execution, or is refused by it.
+ */
 export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClient> {
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	return new GatewayClient(settingsFromCredentials(credentials));
+	const settings = settingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
+	return new GatewayClient(settings, { spend: new SpendMeter(ctx, accountKeyOf(settings.baseUrl, settings.appCode), settings.maxSpendYuan) });
 }
 
 /** What this execution spent with the client's credential, against the credential's cap. */

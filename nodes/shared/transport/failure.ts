@@ -1,4 +1,5 @@
 import { GatewayFailure, type GatewayFailureKind } from '../errors/failures';
+import { LimiterWaitTooLong } from '../limits/limiter';
 import { REDIS_URL_FIELD, RedisUnavailable } from '../store/redis/settings';
 import { redactSecret } from '../errors/redact';
 import type { OperationName } from '../gateway/catalog';
@@ -30,10 +31,11 @@ export function seconds(ms: number): string {
 }
 
 /**
- * A failure before the request was written: the limiter, the shared limit's Redis, or a
- * cancellation before dispatch. Nothing reached the gateway, so the item may be run again.
+ * A failure before the request was written: the limiter (or a wait for it longer than the item's
+ * Timeout), the shared limit's Redis, or a cancellation before dispatch. Nothing reached the
+ * gateway, so the item may be run again.
  */
-export function notSentFailure(fail: MakeFailure, operation: OperationName, error: unknown, signal: AbortSignal | undefined): GatewayFailure {
+export function notSentFailure(fail: MakeFailure, operation: OperationName, error: unknown, signal: AbortSignal | undefined, timeoutMs: number): GatewayFailure {
 	if (signal?.aborted) {
 		return fail(operation, 'not-sent', 'not sent: the execution was cancelled before the request left', {
 			hint: 'Nothing reached the gateway; running the item again sends it.',
@@ -42,6 +44,16 @@ export function notSentFailure(fail: MakeFailure, operation: OperationName, erro
 	if (error instanceof RedisUnavailable) {
 		return fail(operation, 'not-sent', `not sent: ${error.message}`, {
 			hint: `Nothing reached the gateway. Fix "${error.field}" in the credential and run the item again, or clear "${REDIS_URL_FIELD}" to limit each n8n process on its own.`,
+		});
+	}
+	if (error instanceof LimiterWaitTooLong) {
+		const waited = `${error.waitMs === undefined ? ' for' : ','} longer than this item may wait (Timeout ${seconds(timeoutMs)} s)`;
+		return fail(operation, 'not-sent', `not sent: ${error.message}${waited}`, {
+			hint: error.shared
+				? `Nothing reached the gateway. Another process may have paused this credential, or the shared Redis holds a wrong value: check the Redis of "${REDIS_URL_FIELD}", then run the item again.`
+				: error.waitMs === undefined
+					? 'Nothing reached the gateway. Other calls with this credential held every slot: raise "Max Concurrent Requests" or "Timeout (Seconds)" in the credential, or run fewer executions at once, then run the item again.'
+					: 'Nothing reached the gateway. Raise "Timeout (Seconds)" or "Max Requests per Second" in the credential, or lower "Max Concurrent Requests", then run the item again.',
 		});
 	}
 	const detail = error instanceof Error && error.message ? error.message : String(error);

@@ -11,6 +11,7 @@ import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
 import { buildQueryString, GatewayAttempts, type QueryValue } from './attempt';
 import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure } from './failure';
 import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './retry';
+import { CAP_FIELD, type SpendMeter } from '../money/spend';
 import type { GatewaySettings } from './settings';
 
 // The transport's stages, in order: settings (settings.ts), one attempt over the pooled connection
@@ -22,6 +23,9 @@ export interface CallOptions {
 	signal?: AbortSignal;
 	logger?: Logger;
 }
+
+/** The spend of the execution the client calls for: each attempt of a paid call is counted, or refused, there. */
+export type AttemptSpend = Pick<SpendMeter, 'reserveAttempt' | 'refund'>;
 
 /**
  * The only place that talks HTTP to the gateway: limiter, timeout, retries for idempotent
@@ -36,12 +40,16 @@ export class GatewayClient {
 	/** Identifies the account without holding the appCode itself. */
 	readonly accountKey: string;
 
+	/** Where the attempts of paid calls are counted against the credential's cap; none for clients outside an execution. */
+	private readonly spend?: AttemptSpend;
+
 	/**
 	 * `ownLimiter` gives the client a limiter of its own instead of the credential's shared one:
 	 * the credential test must answer at once, never wait behind a pause other calls caused.
 	 */
-	constructor(settings: GatewaySettings, { ownLimiter = false }: { ownLimiter?: boolean } = {}) {
+	constructor(settings: GatewaySettings, { ownLimiter = false, spend }: { ownLimiter?: boolean; spend?: AttemptSpend } = {}) {
 		this.settings = settings;
+		this.spend = spend;
 		rememberSecret(settings.appCode);
 		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
 		this.accountKey = accountKeyOf(settings.baseUrl, settings.appCode);
@@ -56,9 +64,11 @@ export class GatewayClient {
 
 	/**
 	 * One item's call. The credential's Timeout bounds it whole, retries and waits included: the
-	 * clock starts when the first attempt gets its turn, each attempt gets what is left, and a
-	 * retry happens only while time remains for it. Waiting for a turn before the first attempt
-	 * (concurrency, rate, a pause after a 429) is not counted.
+	 * clock starts when the first attempt gets its turn, each attempt gets what is left (from its
+	 * request to the last byte of its answer), and a retry happens only while time remains for it.
+	 * The wait for the first turn (a free slot, the rate, a pause after a 429, the shared rate in
+	 * Redis) is bounded by the Timeout too: a longer one fails the item at once, not sent. Each
+	 * attempt of a paid call counts against the spending cap before it is sent (see overCap).
 	 */
 	async call<Schema extends z.ZodType>(
 		operation: OperationName,
@@ -73,30 +83,36 @@ export class GatewayClient {
 		const minAttemptMs = Math.min(MIN_ATTEMPT_MS, budgetMs / 4);
 		let deadline: number | undefined;
 		let lastFailure: GatewayFailure | undefined;
+		let lastMayBeBilled = false;
 
 		for (let attempt = 1; ; attempt++) {
 			let release: () => void;
 			try {
-				release = await this.limiter.acquire(options.signal, deadline === undefined ? undefined : deadline - minAttemptMs);
+				release = await this.limiter.acquire(options.signal, deadline === undefined ? Date.now() + budgetMs : deadline - minAttemptMs);
 			} catch (error) {
-				// The wait ends early only for a cancelled execution, or for a retry (there is a deadline only
-				// after the first attempt) that the limiter would start too late: the last failure stands.
+				// A retry the limiter would start too late is not made: the last failure stands.
 				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
 					throw finalFailure(this.fail, lastFailure, attempt - 1, budgetMs, deadline);
 				}
-				throw notSentFailure(this.fail, operation, error, options.signal);
+				throw notSentFailure(this.fail, operation, error, options.signal, budgetMs);
 			}
 			if (options.signal?.aborted) {
 				release();
-				throw notSentFailure(this.fail, operation, undefined, options.signal);
+				throw notSentFailure(this.fail, operation, undefined, options.signal, budgetMs);
 			}
 			deadline ??= Date.now() + budgetMs;
+			const reserved = this.spend?.reserveAttempt(operation) ?? { yuan: 0 };
+			if (reserved.refusal !== undefined) {
+				release();
+				throw this.overCap(operation, reserved.refusal, lastFailure && { failure: lastFailure, mayBeBilled: lastMayBeBilled }, attempt - 1, budgetMs, deadline);
+			}
 			let result: AttemptResult;
 			try {
 				result = await this.attempts.run(operation, params, options.signal, Math.max(1, deadline - Date.now()));
 			} finally {
 				release();
 			}
+			if (!result.mayBeBilled) this.spend?.refund(reserved.yuan);
 
 			if (result.envelope) {
 				this.limiter.onAccepted();
@@ -104,6 +120,7 @@ export class GatewayClient {
 			}
 			const failure = result.failure as GatewayFailure;
 			lastFailure = failure;
+			lastMayBeBilled = result.mayBeBilled;
 			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
 			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
 			if (failure.httpStatus === 429) this.limiter.onThrottled(Math.min(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs()));
@@ -134,6 +151,30 @@ export class GatewayClient {
 				throw this.fail(operation, 'cancelled', 'the execution was cancelled');
 			}
 		}
+	}
+
+	/**
+	 * An attempt the spending cap does not allow: the first is not sent; a retry is not made, and the
+	 * item fails with the attempt before it (which still counts when its answer may have been billed).
+	 */
+	private overCap(
+		operation: OperationName,
+		refusal: string,
+		last: { failure: GatewayFailure; mayBeBilled: boolean } | undefined,
+		attempts: number,
+		budgetMs: number,
+		deadline: number,
+	): GatewayFailure {
+		const hint = `Raise ${CAP_FIELD}, or give the node fewer items.`;
+		if (!last) return this.fail(operation, 'not-sent', `not sent: ${refusal}`, { hint: `Nothing was sent or paid for this item. ${hint}` });
+		const failure = finalFailure(this.fail, last.failure, attempts, budgetMs, deadline);
+		return this.fail(operation, failure.kind, `${failure.message}; not tried again: ${refusal}`, {
+			httpStatus: failure.httpStatus,
+			gatewayCode: failure.gatewayCode,
+			hint: last.mayBeBilled
+				? `The gateway may have billed the attempt whose answer was lost, so it counts against the cap. Check the item before running it again. ${hint}`
+				: `Other paid calls of this execution reached the cap meanwhile. ${hint}`,
+		});
 	}
 
 	/** The longest a call waits between attempts, and so the longest the shared pause after a 429 lasts. */

@@ -3,6 +3,9 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 import { registerProcessState } from '../state/processState';
 
+/** An answer as the pool gives it: status, headers and the body still streaming. */
+export type GatewayResponse = Dispatcher.ResponseData;
+
 let sharedDispatcher: Dispatcher | undefined;
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];

@@ -11,7 +11,7 @@ import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway
 import { emptyToNull, withIsoTimes } from '../../../shared/output/convert';
 import { friendlyCopyright } from '../../../shared/output/friendly';
 import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/gateway/catalog';
-import { certainlyNotBilled, describeCalls, priceOf, roundYuan } from '../../../shared/money/spend';
+import { describeCalls, priceOf, roundYuan } from '../../../shared/money/spend';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import type { BillKind } from '../../../shared/money/bill';
@@ -141,19 +141,14 @@ function pageReader(ctx: IExecuteFunctions, client: GatewayClient, options: Retu
 			const fetchPage = async (pageIndex: number): Promise<CopyrightPage> => {
 				const { answer, entry } = sharedAnswer(answers, pageKey(listing, pageIndex), payer, async (): Promise<CopyrightPage | MisshapenAnswer> => {
 					meter.checkNextCall(price, `${paidPages} page${paidPages === 1 ? '' : 's'} paid by item ${itemIndex + 1}`);
-					// Counted before the call, so that parallel items see it against the cap.
-					meter.add(price);
-					const call = countedCall(ctx, async () =>
+					// The client counts each attempt against the cap before it is sent.
+					return await countedCall(ctx, async () =>
 						await client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, options).then(
 							(answer): CopyrightPage | MisshapenAnswer => answer.data,
 							// code 0: billed, kept
 							(error: unknown) => (error instanceof MisshapenAnswer ? error : Promise.reject(error)),
 						),
 					);
-					return await call.catch((error: unknown) => {
-						if (certainlyNotBilled(error)) meter.refund(price);
-						return Promise.reject(error);
-					});
 				});
 				const page = await answer;
 				if (entry.paidByRun === payer) {

@@ -6,7 +6,8 @@ import { sendFields } from './send/fields';
 import { planSend } from './send/plan';
 import { reserveSends } from './send/records';
 import { startSendRun } from './send/run';
-import { runSends, sendOnce } from './send/send';
+import { runSends } from './send/outcome';
+import { sendOnce } from './send/send';
 import type { BillKind } from '../../../shared/money/bill';
 
 /** Counted in the run's bill hint. */
@@ -17,7 +18,7 @@ export const description: INodeProperties[] = sendFields(['send', 'sendAndCheck'
 /** Sends one SMS per item and run, never twice under Retry On Fail or a retried execution. Outputs the task ID. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
-	const run = startSendRun(this, client, callOptions(this));
+	const run = await startSendRun(this, client, callOptions(this));
 	return await runSends(run, async () => await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: async (itemIndex) => await planSend(run, itemIndex),

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
@@ -8,7 +8,8 @@ import { planSend } from './send/plan';
 import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
 import { reserveSends } from './send/records';
 import { startSendRun, type SendOutcome } from './send/run';
-import { runSends, sendOnce } from './send/send';
+import { runSends } from './send/outcome';
+import { sendOnce } from './send/send';
 import type { BillKind } from '../../../shared/money/bill';
 
 /** Counted in the run's bill hint. */
@@ -39,6 +40,15 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** The refusal of the whole node as one item's own error, naming that item. */
+function wholeNodeRefusal(node: INode, error: unknown, itemIndex: number): NodeOperationError {
+	const description = (error as { description?: unknown }).description;
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
+		description: typeof description === 'string' ? description : undefined,
+		itemIndex,
+	});
+}
+
 type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error: unknown };
 
 /**
@@ -49,7 +59,7 @@ type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
-	const run = startSendRun(this, client, callOptions(this));
+	const run = await startSendRun(this, client, callOptions(this));
 	const settled = new Map<number, Settled>();
 	const polling = new Map<number, Polling>();
 	const keep = <T>(itemIndex: number, work: () => Promise<T>): Promise<T> =>
@@ -67,7 +77,11 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 					return await planSend(run, itemIndex);
 				}),
 			beforeCalls: async (plans) => {
-				const refused = await reserveSends(run, [...plans.values()]);
+				const refused = await reserveSends(run, [...plans.values()]).catch((error: unknown) => {
+					// A refusal of the whole node (spending cap, send records) is every waiting item's error.
+					for (const itemIndex of plans.keys()) settled.set(itemIndex, { error: wholeNodeRefusal(this.getNode(), error, itemIndex) });
+					return Promise.reject(error);
+				});
 				for (const [itemIndex, error] of refused) settled.set(itemIndex, { error });
 				return refused;
 			},

@@ -1,5 +1,7 @@
 import { z } from 'zod/v4';
 
+import { unchangedWhen } from './fastParse';
+
 function kindOf(value: unknown): string {
 	return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
@@ -9,20 +11,27 @@ function kindOf(value: unknown): string {
  * Each accepts both forms and hands the node the type the gateway's document declares. Written as one
  * transform each, not a union, because they run for every field of every answer.
  */
-export const looseString = z.unknown().transform((value, context) => {
-	if (typeof value === 'string') return value;
-	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	context.addIssue({ code: 'custom', message: `expected text, received ${kindOf(value)}` });
-	return z.NEVER;
-});
+export const looseString = unchangedWhen(
+	z.unknown().transform((value, context) => {
+		if (typeof value === 'string') return value;
+		if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+		context.addIssue({ code: 'custom', message: `expected text, received ${kindOf(value)}` });
+		return z.NEVER;
+	}),
+	(value) => typeof value === 'string',
+);
 
 function looseNumeric(pattern: RegExp, what: string) {
-	return z.unknown().transform((value, context) => {
-		if (typeof value === 'number' && Number.isFinite(value) && (what !== 'an integer' || Number.isInteger(value))) return value;
-		if (typeof value === 'string' && pattern.test(value.trim())) return Number(value);
-		context.addIssue({ code: 'custom', message: `expected ${what}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 20)}"` : ''}` });
-		return z.NEVER;
-	});
+	const isWanted = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && (what !== 'an integer' || Number.isInteger(value));
+	return unchangedWhen(
+		z.unknown().transform((value, context) => {
+			if (isWanted(value)) return value as number;
+			if (typeof value === 'string' && pattern.test(value.trim())) return Number(value);
+			context.addIssue({ code: 'custom', message: `expected ${what}, received ${kindOf(value)}${typeof value === 'string' ? ` "${value.slice(0, 20)}"` : ''}` });
+			return z.NEVER;
+		}),
+		isWanted,
+	);
 }
 
 export const looseNumber = looseNumeric(/^-?\d+(\.\d+)?$/, 'a number');
@@ -40,7 +49,13 @@ export function oneOrMany<Item extends z.ZodType>(item: Item) {
 
 export const envelopeSchema = record({
 	code: looseInteger,
-	message: looseString.optional().nullable().transform((value) => value ?? undefined),
+	message: unchangedWhen(
+		looseString
+			.optional()
+			.nullable()
+			.transform((value) => value ?? undefined),
+		(value) => value !== null,
+	),
 	data: z.unknown().optional(),
 });
 

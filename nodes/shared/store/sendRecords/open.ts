@@ -1,43 +1,58 @@
 import { NodeOperationError, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
-import { DatabaseRecordStore } from './databaseStore';
-import { RedisRecordStore } from './redisStore';
-import { redisFor, RedisUnavailable, releaseRedis } from '../redis/connection';
-import { SmsSendRecords, type SmsLimits } from './rules';
-import { nodeRecords, recordsScope } from '../nodeRecords';
-import type { GatewayClient } from '../../transport/gatewayClient';
+import { hintStoreFallback, openDurableStore } from '../openStore';
+import { runIndexOf } from '../../state/executionMemory';
+import { RecordsFailure, SendRecords, type RecordRules } from './sendRecords';
 
-/**
- * The send records of one node run: in the Redis the credential names (atomic across every n8n
- * process), else in n8n's database (serialised within this process). `limits` is undefined for
- * signature and template creates, which only use the repeat window.
- */
-export function openSendRecords(ctx: IExecuteFunctions, client: GatewayClient, limits: SmsLimits | undefined, repeatWindowMinutes: number): SmsSendRecords {
-	const scope = recordsScope(ctx);
-	const executionId = ctx.getExecutionId?.() ?? '';
-	const redis = client.settings.limiter.sharedRedis;
-	const owner = `records:${client.accountKey}`;
-	if (!redis) {
-		releaseRedis(owner);
-		return new SmsSendRecords(new DatabaseRecordStore(nodeRecords(ctx), scope, executionId, limits, repeatWindowMinutes));
+/** The send records of one node run, on the durable store openDurableStore picks for the node. */
+export async function openSendRecords(ctx: IExecuteFunctions, rules: RecordRules): Promise<SendRecords> {
+	const node = ctx.getNode();
+	const store = await openDurableStore(ctx);
+	// Records in process memory guard nothing across restarts or processes: the hint says so.
+	hintStoreFallback(ctx, store);
+	return new SendRecords(store, {
+		node: `${ctx.getWorkflow().id ?? ''}|${node.id ?? node.name}`,
+		// Without an execution id nothing can be shared with a re-run: a private one keeps runs apart.
+		execution: ctx.getExecutionId?.() || `unscoped-${Date.now()}-${Math.random()}`,
+		runIndex: runIndexOf(ctx),
+	}, rules);
+}
+
+const itemList = (items: number[]) => items.map((itemIndex) => itemIndex + 1).join(', ');
+
+/** What a RecordsFailure leaves in the store, and what that means for the next execution. */
+export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: number): string {
+	const { reserved, unknown } = failure.kept;
+	const parts: string[] = [];
+	const items = (list: number[]) => `item${list.length === 1 ? '' : 's'} ${itemList(list)}`;
+	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
+	if (reserved.length > 0) {
+		parts.push(`The reservations of ${items(reserved)} may still be in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
 	}
-	return new SmsSendRecords(new RedisRecordStore(redisFor(redis, owner), scope, executionId, limits, repeatWindowMinutes, { timeoutMs: client.settings.timeoutMs }));
+	if (unknown.length > 0) {
+		parts.push(
+			`The records of ${items(unknown)} could not be released and may stay in ${failure.store} as "outcome unknown": if so, another execution of this node skips ${unknown.length === 1 ? 'that message' : 'those messages'} as a repeat for ${repeatWindowMinutes} minutes, and ${unknown.length === 1 ? 'it counts' : 'they count'} against the per-number limits. Send ${unknown.length === 1 ? 'it' : 'them'} again after that, or with Repeat Window (Minutes) 0.`,
+		);
+	}
+	if (parts.length === 0) parts.push('Nothing stays recorded: running again sends every message.');
+	return parts.join(' ');
 }
 
 /**
- * The records could not be read or written, so nothing was sent: without them a retried execution
+ * The records could not be used, so nothing (more) was sent: without them a retried execution
  * could text people twice. `what` names what was not done ("SMS", "Signature create").
  */
-export function recordsUnavailable(node: INode, where: string, what: string, error: unknown): NodeOperationError {
-	const reason = error instanceof Error ? error.message : String(error);
-	const redis = error instanceof RedisUnavailable;
-	const message = redis ? `${what} not sent: ${reason}` : `Could not read or write this node's send records in ${where}: ${reason}`;
-	const failure = new NodeOperationError(node, message, {
-		description: redis
-			? `This node's send records are in the credential's Redis (${where}), which could not be used; nothing was sent, as without them a retried execution could text people twice. Fix the field named, or clear Shared Redis URL for Limits and Send Records to keep them in n8n's database.`
-			: 'Nothing was sent: without the records a retried execution could text people twice. Check the n8n database, then run again.',
+export function recordsUnavailable(node: INode, what: string, error: unknown, repeatWindowMinutes: number, itemIndex?: number): NodeOperationError {
+	const failure = error instanceof RecordsFailure ? error : undefined;
+	const store = failure?.store ?? 'the store';
+	const reason = failure?.reason ?? String(error);
+	// The store's own errors name it already (and the field or setting to fix).
+	const message = reason.includes(store) ? `${what} not sent: ${reason}` : `${what} not sent: the send records in ${store} could not be used: ${reason}`;
+	const nodeError = new NodeOperationError(node, message, {
+		description: `Nothing was sent, as without the records a retried execution could text people twice. ${failure ? keptRecordsText(failure, repeatWindowMinutes) : ''}`.trim(),
+		itemIndex,
 	});
-	// n8n swaps a message naming a connection code (ECONNREFUSED) for a generic one; this one names the field to fix.
-	failure.message = message;
-	return failure;
+	// n8n swaps a message naming a connection code (ECONNREFUSED) for a generic one; this one names the store.
+	nodeError.message = message;
+	return nodeError;
 }

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 
-import { recordsClock } from '../../state/executionMemory';
-
 export type SmsLimits = { perMinute: number; perHour: number; perDay: number };
 
 const CHINA_OFFSET_MS = 8 * 3_600_000;
@@ -16,9 +14,6 @@ export const LIMIT_WINDOWS: Array<{ limit: keyof SmsLimits; name: string; label:
 	{ limit: 'perDay', name: 'day', label: 'this calendar day (China time)', sizeMs: 86_400_000, offsetMs: CHINA_OFFSET_MS },
 ];
 
-/** The repeat window is checked in 10 time buckets, so it is precise to a tenth of its length. */
-export const REPEAT_BUCKETS = 10;
-
 /** One send (or change) the guard decides on. */
 export interface GuardedSend {
 	itemIndex: number;
@@ -31,7 +26,16 @@ export interface GuardedSend {
 /** A signature or template create repeated by another execution of the node within this time is skipped. */
 export const CHANGE_REPEAT_WINDOW_MINUTES = 24 * 60;
 
-export type SendDecision = { kind: 'send' } | { kind: 'repeat' } | { kind: 'limit'; problem: string };
+/**
+ * What the records decided for one send: send it; skip it (another execution sent the message
+ * within the repeat window); refuse it (a per-number limit); or hand back what an earlier try of
+ * this very item (same execution, node, run index and item) left: sent, or outcome unknown.
+ */
+export type SendDecision =
+	| { kind: 'send' }
+	| { kind: 'repeat' }
+	| { kind: 'limit'; problem: string }
+	| { kind: 'earlier'; taskId?: string | null; outcome: 'sent' | 'unknown' };
 
 const sortedEntries = (object: Record<string, unknown> = {}) => Object.entries(object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
@@ -71,103 +75,4 @@ export function countWindows(limits: SmsLimits | undefined, phone: string | unde
 
 export function limitProblem(phone: string | undefined, window: CountWindow): string {
 	return `would be message ${window.allowed + 1} to ${phone} in ${window.label}; this node allows ${window.allowed}`;
-}
-
-/** What a store decided for one send, and what the send holds until it is released (names only the store reads). */
-export interface StoreDecision {
-	decision: SendDecision;
-	/** Held by a send: given back to the store's release when no item holds it any more. */
-	holds: string[];
-}
-
-/**
- * Where the records live: Redis (atomic across processes) or n8n's database (serialised in this
- * process). A store decides every send of a run in item order, exactly as one process would.
- */
-export interface SendRecordStore {
-	/** The records outlive a restart of n8n. */
-	readonly acrossRestarts: boolean;
-	/** Two processes deciding at once get the answer one process would. */
-	readonly acrossProcesses: boolean;
-	/** Where the records are, for error messages: "Redis at host:port", "n8n's database". */
-	readonly where: string;
-	reserve(sends: GuardedSend[], now: number): Promise<Map<number, StoreDecision>>;
-	/** Gives back holds no item needs any more: their sends certainly failed or never started. */
-	release(holds: string[]): Promise<void>;
-}
-
-/**
- * An SMS node run's records across executions (and signature and template creates, with the
- * repeat window only). The store decides; this class remembers which item holds what, so that a
- * record shared by two items (the same message twice in one run) stays until both let go. A
- * record is taken before the send and given back only when the send certainly failed or never
- * started, so an unknown outcome keeps counting.
- */
-export class SmsSendRecords {
-	private readonly holders = new Map<string, Set<number>>();
-	private readonly held = new Map<number, string[]>();
-
-	constructor(private readonly store: SendRecordStore) {}
-
-	get acrossRestarts(): boolean {
-		return this.store.acrossRestarts;
-	}
-
-	get acrossProcesses(): boolean {
-		return this.store.acrossProcesses;
-	}
-
-	get where(): string {
-		return this.store.where;
-	}
-
-	/** Decides every send of a run in item order. */
-	async reserve(sends: GuardedSend[], now = recordsClock.now()): Promise<Map<number, SendDecision>> {
-		const decisions = new Map<number, SendDecision>();
-		if (sends.length === 0) return decisions;
-		for (const [itemIndex, { decision, holds }] of await this.store.reserve(sends, now)) {
-			decisions.set(itemIndex, decision);
-			if (decision.kind === 'send') this.hold(itemIndex, holds);
-		}
-		return decisions;
-	}
-
-	private hold(itemIndex: number, values: string[]) {
-		this.held.set(itemIndex, values);
-		for (const value of values) {
-			let items = this.holders.get(value);
-			if (!items) this.holders.set(value, (items = new Set()));
-			items.add(itemIndex);
-		}
-	}
-
-	/**
-	 * Lets go of the items' records: their sends certainly failed or never started. A store that
-	 * cannot be reached keeps them, which only counts a send too many: the safe side.
-	 */
-	async release(itemIndexes: number[]): Promise<void> {
-		const unused: string[] = [];
-		for (const itemIndex of itemIndexes) {
-			for (const value of this.held.get(itemIndex) ?? []) {
-				const items = this.holders.get(value);
-				items?.delete(itemIndex);
-				if (items && items.size === 0) {
-					this.holders.delete(value);
-					unused.push(value);
-				}
-			}
-			this.held.delete(itemIndex);
-		}
-		if (unused.length > 0) await this.store.release(unused).catch(() => undefined);
-	}
-
-	/** Items that hold records. */
-	holding(): number[] {
-		return [...this.held.keys()];
-	}
-
-	/** Lets go of every item's records but those of `started` items: a failure stopped the batch before the rest began. */
-	async releaseAllBut(started: ReadonlySet<number>): Promise<void> {
-		await this.release(this.holding().filter((itemIndex) => !started.has(itemIndex)));
-	}
 }

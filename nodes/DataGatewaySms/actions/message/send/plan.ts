@@ -1,7 +1,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { checkMobileNumber } from '../../../../shared/checks/phone';
-import { checkVariables, checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../../shared/checks/sms';
+import { checkGatewayId, checkVariables, checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../../shared/checks/sms';
 import { inputError } from '../../../../shared/errors/failures';
 import { signatureSchema, templateSchema } from '../../../../shared/gateway/schemas/sms';
 import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
@@ -34,25 +34,24 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 		);
 	}
 	const pairs = (ctx.getNodeParameter('variables.variable', itemIndex, []) as Array<{ name?: string; value?: unknown }>) ?? [];
-	const variables: Record<string, string> = {};
+	// A Map: names such as `constructor` or `__proto__` are the user's, not an object's built-ins.
+	const variables = new Map<string, string>();
 	for (const pair of pairs) {
 		const name = String(pair.name ?? '').trim();
 		if (name === '') throw fail('has a variable without a name');
-		if (name in variables) throw fail(`has "${name}" twice`);
-		variables[name] = String(pair.value ?? '');
+		if (variables.has(name)) throw fail(`has "${name}" twice`);
+		variables.set(name, String(pair.value ?? ''));
 	}
-	return variables;
+	return Object.fromEntries(variables);
 }
 
 function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string): number {
 	const raw = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	const where = label === 'Signature ID' ? 'Signature → Get' : 'Template → Get';
 	const fix = `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}: find it in the gateway console, or with ${where}.`;
-	const text = String(raw ?? '').trim();
-	if (text === '' || text === '0') throw inputError(ctx.getNode(), itemIndex, label, text === '' ? 'is empty' : 'is 0', fix);
-	const value = Number(text);
-	if (!Number.isInteger(value) || value <= 0) throw inputError(ctx.getNode(), itemIndex, label, `"${text}" is not a positive whole number`, fix);
-	return value;
+	const checked = checkGatewayId(raw);
+	if (checked.problem !== undefined) throw inputError(ctx.getNode(), itemIndex, label, checked.problem, fix);
+	return checked.id;
 }
 
 /** The item's request from its fields, checked: number, IDs and variables. Preview reads it too. */

@@ -1,6 +1,7 @@
 import { inputError } from '../../../../shared/errors/failures';
-import { recordsUnavailable } from '../../../../shared/store/sendRecords/open';
+import { keptRecordsText, recordsUnavailable } from '../../../../shared/store/sendRecords/open';
 import type { SendDecision } from '../../../../shared/store/sendRecords/rules';
+import { RecordsFailure } from '../../../../shared/store/sendRecords/sendRecords';
 import { priceOf, roundYuan } from '../../../../shared/money/spend';
 import { plural } from '../../../../shared/output/plural';
 import type { SendPlan, SendRun } from './run';
@@ -19,10 +20,16 @@ function lengthNote(plans: SendPlan[]): string {
 	return parts.join('; ');
 }
 
+/** A per-number limit refusal of one item: names the number, the window and the fix. */
+export function limitRefusal(run: SendRun, itemIndex: number, problem: string) {
+	return inputError(run.ctx.getNode(), itemIndex, 'Phone Number', `not sent: this ${problem}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.');
+}
+
 /**
- * After every item is checked and before the first send: decides repeats and per-number limits
- * across executions (one read-and-record of the node's records) and checks the spending cap.
- * Items already sent in this run (Retry On Fail) are left alone. Returns the refused items.
+ * After every item is checked and before the first send: reserves the sends in the durable store
+ * (repeats and per-number limits across executions, decided in item order at the store's time)
+ * and checks the spending cap. Items already sent in this run (Retry On Fail) are left alone.
+ * Returns the refused items.
  */
 export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map<number, unknown>> {
 	const { ctx, records, meter } = run;
@@ -31,18 +38,12 @@ export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map
 	try {
 		decisions = await records.reserve(fresh.map((plan) => ({ itemIndex: plan.itemIndex, phone: plan.phone, message: plan.message })));
 	} catch (error) {
-		throw recordsUnavailable(ctx.getNode(), records.where, 'SMS', error);
+		throw recordsUnavailable(ctx.getNode(), 'SMS', error, run.repeatWindowMinutes);
 	}
-	for (const [itemIndex, decision] of decisions) run.decisions.set(itemIndex, decision);
 	const refused = new Map<number, unknown>();
 	for (const plan of fresh) {
 		const decision = decisions.get(plan.itemIndex);
-		if (decision?.kind === 'limit') {
-			refused.set(
-				plan.itemIndex,
-				inputError(ctx.getNode(), plan.itemIndex, 'Phone Number', `not sent: this ${decision.problem}`, 'Send fewer messages to this number, or raise the limits in Options if your account allows more.'),
-			);
-		}
+		if (decision?.kind === 'limit') refused.set(plan.itemIndex, limitRefusal(run, plan.itemIndex, decision.problem));
 	}
 	const toSend = fresh.filter((plan) => decisions.get(plan.itemIndex)?.kind === 'send');
 	if (meter.capYuan <= 0 || toSend.length === 0) return refused;
@@ -53,14 +54,11 @@ export async function reserveSends(run: SendRun, plans: SendPlan[]): Promise<Map
 		`${toSend.length} SMS, ${plural(segments, 'message segment')} at ${priceOf('smsSend')} yuan; ${counted}`,
 	);
 	if (overCap) {
-		await records.release(records.holding());
+		await records.release(records.holding()).catch((error: unknown) => {
+			if (error instanceof RecordsFailure) overCap.description = `${overCap.description ?? ''} ${keptRecordsText(error, run.repeatWindowMinutes)}`.trim();
+		});
 		throw overCap;
 	}
 	ctx.addExecutionHints?.({ message: `Spending cap: ${plural(segments, 'message segment')} counted for ${toSend.length} SMS; ${counted}.`, location: 'outputPane' });
 	return refused;
-}
-
-/** Lets go of the records of items whose send never started (a failure stopped the batch first). */
-export async function releaseUnsent(run: SendRun): Promise<void> {
-	await run.records.releaseAllBut(run.attempted);
 }

@@ -4,17 +4,20 @@ import type { MessageSize } from '../../../../shared/checks/sms';
 import { spendMeter, type callOptions } from '../../../../shared/transport/clientForNode';
 import { inputError } from '../../../../shared/errors/failures';
 import { openSendRecords } from '../../../../shared/store/sendRecords/open';
-import type { SendDecision, SmsLimits, SmsSendRecords } from '../../../../shared/store/sendRecords/rules';
+import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
+import type { SendRecords } from '../../../../shared/store/sendRecords/sendRecords';
 import { DEFAULT_SMS_LIMITS } from '../../../../shared/gateway/catalog';
 import type { SpendMeter } from '../../../../shared/money/spend';
 import { executionMemory, type ExecutionMemory } from '../../../../shared/state/executionMemory';
 import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
+import { BatchOutcomes } from './outcome';
 
 /**
- * The stages of Send (and Send and Check Delivery), one file each:
- * plan.ts reads and checks every item, records.ts decides repeats, per-number limits and the
- * spending cap, send.ts sends once per item and names what a failure left behind, poll.ts follows
- * the delivery. This file holds what every stage of one node run shares.
+ * The stages of Send (and Send and Check Delivery), in the order send.operation.ts walks them, one
+ * file each: fields.ts (the form), plan.ts reads and checks every item, records.ts reserves the
+ * sends (repeats, per-number limits) and checks the spending cap, send.ts sends once per item,
+ * outcome.ts releases what never started and names what a failure left behind; poll.ts follows
+ * the delivery. This file holds what every stage of one node run reads.
  */
 
 export type CallOptions = ReturnType<typeof callOptions>;
@@ -64,42 +67,37 @@ export interface SendOutcome extends Partial<MessageSize> {
 	requestChangedOnRetry?: boolean;
 	/** Which parts differ: phone, signId, templateId, variables. */
 	changedOnRetry?: string[];
-	/** Present only when n8n offers no processed-data store: the records then last for this process. */
+	/** Present only when the records are in this process's memory (no store that outlives it). */
 	sendRecords?: string;
 }
 
-/** What every item's stage shares within one run of the node. */
+/** What every stage reads within one run of the node; each part keeps its own state behind its methods. */
 export interface SendRun {
-	ctx: IExecuteFunctions;
-	client: GatewayClient;
-	options: CallOptions;
-	memory: ExecutionMemory;
-	records: SmsSendRecords;
+	readonly ctx: IExecuteFunctions;
+	readonly client: GatewayClient;
+	readonly options: CallOptions;
+	/** Sends of this execution, found again by Retry On Fail. */
+	readonly memory: ExecutionMemory;
+	/** Sends across executions, in the durable store: each item reserved, then started, sent or released. */
+	readonly records: SendRecords;
 	/** 0 when the repeat check across executions is off. */
-	repeatWindowMinutes: number;
-	meter: SpendMeter;
-	decisions: Map<number, SendDecision>;
-	/** Items whose send was attempted in this try, and the task IDs of those sent. */
-	attempted: Set<number>;
-	sent: Map<number, string>;
-	/** Items whose send may or may not have gone out, with their numbers: their records stay. */
-	unknown: Map<number, string>;
+	readonly repeatWindowMinutes: number;
+	readonly meter: SpendMeter;
+	/** What this try sent or left unknown, for the error that stops a batch. */
+	readonly outcomes: BatchOutcomes;
 }
 
-export function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, options: CallOptions): SendRun {
+export async function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, options: CallOptions): Promise<SendRun> {
 	const window = repeatWindowMinutes(ctx);
 	return {
 		ctx,
 		client,
 		options,
 		memory: executionMemory(ctx),
-		records: openSendRecords(ctx, client, smsLimits(ctx), window),
+		records: await openSendRecords(ctx, { limits: smsLimits(ctx), repeatWindowMinutes: window }),
 		repeatWindowMinutes: window,
 		meter: spendMeter(ctx, client),
-		decisions: new Map(),
-		attempted: new Set(),
-		sent: new Map(),
-		unknown: new Map(),
+		outcomes: new BatchOutcomes(window),
 	};
 }
 

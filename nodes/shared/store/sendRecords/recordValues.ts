@@ -1,0 +1,163 @@
+import type { StoreWrite } from '../durableStore';
+import { LIMIT_WINDOWS } from './rules';
+
+/**
+ * What the send records keep in the durable store, and how it is read back. Every value is
+ * checked as it is read: a value of another shape is an error (the send stops as "not sent"), never
+ * a guess that could send twice or drop a message.
+ *
+ * Three kinds of key, all under one node (workflow and node ID):
+ * - a send: one item of one run of one execution (`sms-send|node|execution|run|item`), in one of the
+ *   states below; released means the key is gone;
+ * - a message (`sms-message|node|fingerprint`), kept for the repeat window: the execution that
+ *   sends it and each of its sends (holders) with their state and the counts they took;
+ * - a count (`sms-count|node|number|window|window number`): messages to a number in a calendar
+ *   window, a whole number, kept until the window ends.
+ */
+
+/**
+ * reserved: decided before the batch, not started; another execution may take it over.
+ * unknown: the paid call was started (written before it): it may have gone out.
+ * sent: the gateway took it; `taskId` is its task (null when its answer carried none).
+ */
+export type SendState = 'reserved' | 'unknown' | 'sent';
+
+export interface SendRecord {
+	state: SendState;
+	/** Names the node run that wrote it: only that run may move it on or release it. */
+	token: string;
+	/** The count keys this send took, given back when it is released. */
+	counted: string[];
+	taskId?: string | null;
+}
+
+export interface MessageRecord {
+	execution: string;
+	holders: Record<string, { state: SendState; counted: string[] }>;
+}
+
+export class UnreadableRecord extends Error {
+	constructor(key: string, problem: string) {
+		super(`a send record (${key.split('|')[0]}) ${problem}`);
+		this.name = 'UnreadableRecord';
+	}
+}
+
+const unreadable = (key: string, problem: string) => new UnreadableRecord(key, problem);
+
+const STATES: readonly string[] = ['reserved', 'unknown', 'sent'];
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+
+function parseObject(key: string, value: string): Record<string, unknown> {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(value);
+	} catch {
+		throw unreadable(key, 'is not JSON');
+	}
+	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw unreadable(key, 'is not an object');
+	return parsed as Record<string, unknown>;
+}
+
+export function readSend(key: string, value: string | undefined): SendRecord | undefined {
+	if (value === undefined) return undefined;
+	const record = parseObject(key, value);
+	const { state, token, counted, taskId } = record;
+	if (typeof state !== 'string' || !STATES.includes(state) || typeof token !== 'string' || !isStringList(counted)) throw unreadable(key, 'has an unexpected shape');
+	if (taskId !== undefined && taskId !== null && typeof taskId !== 'string') throw unreadable(key, 'has a task ID that is not text');
+	return { state: state as SendState, token, counted, ...(taskId === undefined ? {} : { taskId }) };
+}
+
+export function readMessage(key: string, value: string | undefined): MessageRecord | undefined {
+	if (value === undefined) return undefined;
+	const { execution, holders } = parseObject(key, value);
+	if (typeof execution !== 'string' || !holders || typeof holders !== 'object' || Array.isArray(holders)) throw unreadable(key, 'has an unexpected shape');
+	for (const holder of Object.values(holders as Record<string, unknown>)) {
+		const { state, counted } = (holder ?? {}) as Record<string, unknown>;
+		if (typeof state !== 'string' || !STATES.includes(state) || !isStringList(counted)) throw unreadable(key, 'has a holder of an unexpected shape');
+	}
+	return { execution, holders: holders as MessageRecord['holders'] };
+}
+
+export function readCount(key: string, value: string | undefined): number {
+	if (value === undefined) return 0;
+	if (!/^\d{1,9}$/.test(value)) throw unreadable(key, 'is not a count');
+	return Number(value);
+}
+
+/** A count outlives its window by this much, so that a late release still finds it. */
+const COUNT_GRACE_MS = 60_000;
+
+/** When the window of a count key ends (its last two parts name the window and its number). */
+export function countEndsAt(key: string): number {
+	const parts = key.split('|');
+	const window = LIMIT_WINDOWS.find((candidate) => candidate.name === parts[parts.length - 2]);
+	const number = Number(parts[parts.length - 1]);
+	if (!window || !Number.isInteger(number)) throw unreadable(key, 'names no window');
+	return (number + 1) * window.sizeMs - window.offsetMs;
+}
+
+/**
+ * The values of one update as the deciders change them: reads see earlier changes of the same
+ * update (two items of a batch to one number), and only changed keys are written.
+ */
+export class StagedValues {
+	private readonly values = new Map<string, string | undefined>();
+	private readonly changed = new Map<string, number | undefined>();
+
+	constructor(
+		keys: readonly string[],
+		values: ReadonlyArray<string | undefined>,
+		readonly now: number,
+	) {
+		keys.forEach((key, index) => this.values.set(key, values[index]));
+	}
+
+	has(key: string): boolean {
+		return this.values.has(key);
+	}
+
+	send(key: string): SendRecord | undefined {
+		return readSend(key, this.get(key));
+	}
+
+	message(key: string): MessageRecord | undefined {
+		return readMessage(key, this.get(key));
+	}
+
+	count(key: string): number {
+		return readCount(key, this.get(key));
+	}
+
+	setSend(key: string, record: SendRecord | undefined, ttlMs: number) {
+		this.set(key, record && JSON.stringify(record), ttlMs);
+	}
+
+	setMessage(key: string, record: MessageRecord | undefined, ttlMs: number) {
+		this.set(key, record && Object.keys(record.holders).length > 0 ? JSON.stringify(record) : undefined, ttlMs);
+	}
+
+	/** Moves a count by `by`; a count at 0 is deleted, and never goes below 0. */
+	addToCount(key: string, by: number) {
+		const next = Math.max(0, this.count(key) + by);
+		this.set(key, next === 0 ? undefined : String(next), countEndsAt(key) - this.now + COUNT_GRACE_MS);
+	}
+
+	private get(key: string): string | undefined {
+		if (!this.values.has(key)) throw new Error(`A send-records decision read ${key}, which its update did not name`);
+		return this.values.get(key);
+	}
+
+	private set(key: string, value: string | undefined, ttlMs: number) {
+		this.get(key);
+		this.values.set(key, value);
+		this.changed.set(key, Math.max(1, ttlMs));
+	}
+
+	writes(): StoreWrite[] {
+		return [...this.changed].map(([key, ttlMs]) => {
+			const value = this.values.get(key);
+			return value === undefined ? { key, value: null } : { key, value, ttlMs };
+		});
+	}
+}

@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+
+import type { DurableStore } from '../durableStore';
+import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
+import { StagedValues } from './recordValues';
+import { countWindows, type SendDecision, type SmsLimits } from './rules';
+
+/** One send (or change) the records decide on. */
+export interface RecordedSend {
+	itemIndex: number;
+	/** The number, for the per-number limits; absent for signature and template changes. */
+	phone?: string;
+	/** The message's fingerprint (account, number, signature, template and variables), or the change's. */
+	message: string;
+}
+
+/** Which node run the records belong to: sends are keyed by node, execution, run index and item. */
+export interface RecordsScope {
+	/** The workflow and node IDs. */
+	node: string;
+	execution: string;
+	runIndex: number;
+}
+
+export interface RecordRules {
+	/** Undefined for signature and template creates, which use only the repeat window. */
+	limits?: SmsLimits;
+	repeatWindowMinutes: number;
+}
+
+/** The records could not be written or read; `kept` says what stays in the store, if anything. */
+export class RecordsFailure extends Error {
+	constructor(
+		readonly store: string,
+		readonly reason: string,
+		/** The items whose records stay in the store, and in which state. */
+		readonly kept: { reserved: number[]; unknown: number[] },
+	) {
+		super(reason);
+		this.name = 'RecordsFailure';
+	}
+}
+
+/** Items per store update: one atomic decision each, small enough for one Redis script. */
+const ITEMS_PER_UPDATE = 50;
+/** Tries of one store update; each decision is safe to run again (see decisions.ts). */
+const TRIES = 3;
+/** A send record outlives the repeat window, and a day for a retry of the same execution. */
+const SEND_RECORD_MS = 24 * 3_600_000;
+
+/** What stays in the store after a failure, named in the node's error. */
+const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept']) => new RecordsFailure(store, reason, kept);
+
+const RESULT = 'send-records';
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The send records of one node run on the durable store (docs/gateway-api.md names the gateway's
+ * own limits these mirror): each item's send goes reserved → outcome unknown (written before the
+ * paid call) → sent, or is released when it certainly failed or never started. Every step is
+ * one atomic store update for up to ITEMS_PER_UPDATE items, retried, and safe to retry.
+ */
+export class SendRecords {
+	private readonly run: RunIdentity;
+	/** Items this run reserved, and whether their paid call started. */
+	private readonly held = new Map<number, { keys: ItemKeys; started: boolean }>();
+	private readonly decisions = new Map<number, SendDecision>();
+
+	constructor(
+		readonly store: DurableStore,
+		private readonly scope: RecordsScope,
+		private readonly rules: RecordRules,
+	) {
+		const windowMs = Math.max(0, Math.round(rules.repeatWindowMinutes * 60_000));
+		this.run = { token: randomUUID(), execution: scope.execution, windowMs, sendTtlMs: Math.max(windowMs, SEND_RECORD_MS) };
+	}
+
+	private keysOf(send: RecordedSend, now: number): ItemKeys {
+		const { node, execution, runIndex } = this.scope;
+		const windows = countWindows(this.rules.limits, send.phone, now);
+		return {
+			itemIndex: send.itemIndex,
+			phone: send.phone,
+			sendKey: `sms-send|${node}|${execution}|${runIndex}|${send.itemIndex}`,
+			messageKey: this.run.windowMs > 0 ? `sms-message|${node}|${send.message}` : undefined,
+			windows,
+			countKeys: windows.map((window) => `sms-count|${node}|${send.phone}|${window.name}|${window.number}`),
+		};
+	}
+
+	/** One atomic update over the items' keys, tried again when it fails; the answer is checked. */
+	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T): Promise<T[]> {
+		const keys = [...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...item.countKeys]))];
+		let failure: unknown;
+		for (let attempt = 0; attempt < TRIES; attempt++) {
+			try {
+				const answer: unknown = await this.store.update(keys, (read, now) => {
+					const values = new StagedValues(keys, read, now);
+					const results = items.map((item) => decide(values, item));
+					return { writes: values.writes(), result: { kind: RESULT, results } };
+				});
+				const { kind, results } = (answer ?? {}) as { kind?: unknown; results?: unknown };
+				if (kind !== RESULT || !Array.isArray(results) || results.length !== items.length) throw new Error(`${this.store.label} answered an update with something unexpected`);
+				return results as T[];
+			} catch (error) {
+				failure = error;
+			}
+		}
+		throw failure;
+	}
+
+	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T): Promise<T[]> {
+		const results: T[] = [];
+		for (let start = 0; start < items.length; start += ITEMS_PER_UPDATE) results.push(...(await this.update(items.slice(start, start + ITEMS_PER_UPDATE), decide)));
+		return results;
+	}
+
+	/**
+	 * Decides every send of the run in item order, at the store's time. When the store fails, every
+	 * part already taken is released before the error (a RecordsFailure) says nothing was sent.
+	 */
+	async reserve(sends: RecordedSend[]): Promise<Map<number, SendDecision>> {
+		const decisions = new Map<number, SendDecision>();
+		if (sends.length === 0) return decisions;
+		let items: ItemKeys[] = [];
+		try {
+			const now = await this.store.now();
+			if (!Number.isFinite(now)) throw new Error(`${this.store.label} gave a time that is not a number`);
+			items = sends.map((send) => this.keysOf(send, now));
+			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item));
+			items.forEach((item, index) => {
+				decisions.set(item.itemIndex, results[index]);
+				this.decisions.set(item.itemIndex, results[index]);
+				if (results[index].kind === 'send') this.held.set(item.itemIndex, { keys: item, started: false });
+			});
+			return decisions;
+		} catch (error) {
+			const released = await this.tryRelease(items);
+			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : items.map((item) => item.itemIndex), unknown: [] });
+		}
+	}
+
+	/**
+	 * Just before the item's paid call: its record becomes "outcome unknown", so that whatever
+	 * happens next, no execution sends it again within the window. `taken`: another execution took
+	 * the message over and sends it. Throws a RecordsFailure (the reservation released) when the
+	 * store fails: the item is then not sent.
+	 */
+	async claim(itemIndex: number): Promise<'go' | 'taken' | { limit: string }> {
+		const held = this.held.get(itemIndex);
+		if (!held) throw new Error(`Item ${itemIndex + 1} has no send reservation`);
+		try {
+			const [answer] = await this.update([held.keys], (values, item) => decideClaim(values, this.run, item));
+			if (answer === 'go') held.started = true;
+			else this.held.delete(itemIndex);
+			return answer;
+		} catch (error) {
+			const released = await this.tryRelease([held.keys]);
+			if (released) this.held.delete(itemIndex);
+			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : [itemIndex], unknown: [] });
+		}
+	}
+
+	/**
+	 * The gateway took the sends: their records say so, with the task IDs. When this fails they stay
+	 * "outcome unknown", which guards the same; the returned failure lets the node say so.
+	 */
+	async markSent(sent: Map<number, string | null>): Promise<RecordsFailure | undefined> {
+		const items = [...sent.keys()].flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
+		try {
+			await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null));
+			return undefined;
+		} catch (error) {
+			return recordsFailure(this.store.label, reasonOf(error), { reserved: [], unknown: items.map((item) => item.itemIndex) });
+		}
+	}
+
+	/**
+	 * Gives back the items' records: their sends certainly failed or never started. Tried again;
+	 * when it still fails, a RecordsFailure names what stays in the store.
+	 */
+	async release(itemIndexes: number[]): Promise<void> {
+		const items = itemIndexes.flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
+		if (items.length === 0) return;
+		try {
+			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
+		} catch (error) {
+			const kept = { reserved: [] as number[], unknown: [] as number[] };
+			for (const item of items) (this.held.get(item.itemIndex)?.started ? kept.unknown : kept.reserved).push(item.itemIndex);
+			throw recordsFailure(this.store.label, reasonOf(error), kept);
+		}
+		for (const item of items) this.held.delete(item.itemIndex);
+	}
+
+	/** Releases every reservation whose paid call never started (a failure stopped the batch first). */
+	async releaseUnstarted(): Promise<void> {
+		await this.release([...this.held].filter(([, held]) => !held.started).map(([itemIndex]) => itemIndex));
+	}
+
+	/** What reserve decided for the item; undefined for items it was not asked about. */
+	decisionOf(itemIndex: number): SendDecision | undefined {
+		return this.decisions.get(itemIndex);
+	}
+
+	/** Items that hold a reservation. */
+	holding(): number[] {
+		return [...this.held.keys()];
+	}
+
+	private async tryRelease(items: ItemKeys[]): Promise<boolean> {
+		if (items.length === 0) return true;
+		try {
+			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
+			return true;
+		} catch {
+			return false;
+		}
+	}
+}
