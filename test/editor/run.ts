@@ -177,7 +177,7 @@ async function main() {
 		await check("a new SMS Trigger's URL carries its token; callbacks that start nothing show while listening; a send reaches the Test URL", async () => {
 			const trigger = await checkTriggerUrl(page, rest, sandbox.url);
 			await checkRefusedWhileListening(page, rest, sandbox.url, trigger);
-			await checkTestUrlGetsSends(page, rest, sandbox.url);
+			await checkTestUrlGetsSends(page, rest, sandbox.url, credential);
 		});
 		await check('canvas subtitles read "operation: resource" in words; Docs links keep their #section', async () => await checkSubtitlesAndDocs(page, sandbox.url));
 

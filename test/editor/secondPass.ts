@@ -193,14 +193,25 @@ export async function checkRefusedWhileListening(page: Page, rest: N8nRest, url:
 }
 
 /** In `npm start`, a send made while the editor listens on the delivery-report example reaches its Test URL. */
-export async function checkTestUrlGetsSends(page: Page, rest: N8nRest, url: string) {
+export async function checkTestUrlGetsSends(page: Page, rest: N8nRest, url: string, credential: Credential) {
+	// A number of its own: the examples' number may have had its one SMS of this minute already.
+	const send = await smsWorkflow(
+		rest,
+		'Editor check: a send while the editor listens',
+		{
+			typeVersion: 1.1,
+			parameters: { resource: 'message', operation: 'send', ...DEMO, phone: '={{ $json.phone }}', variablesInput: 'keyValue', variables: { variable: [{ name: 'code', value: '={{ $json.code }}' }] } },
+		},
+		credential,
+		[`1390005${String(Date.now()).slice(-4)}`, '112233'],
+	);
 	const before = new Set((await rest.executions()).map((execution) => execution.id));
 	await page.goto(`${url}/workflow/dgwExampleDeliveryReports`);
 	await page.locator('[data-test-id="execute-workflow-button"]').click();
 	// Let the editor register the Test URL before the send.
 	await page.waitForTimeout(3000);
-	const sendId = await rest.runWorkflow('dgwExampleSend', 'Start');
-	await rest.finishedExecution(sendId);
+	const sent = await rest.finishedExecution(await rest.runWorkflow(send.id, 'Start'));
+	assert.equal(sent.status, 'success', 'the send while listening ends green');
 	const status = await waitForExecution(rest, 'dgwExampleDeliveryReports', before, (execution) => execution.mode === 'manual');
 	await page.waitForTimeout(1500);
 	await screenshot(page, 'trigger-test-url-heard-a-send');
