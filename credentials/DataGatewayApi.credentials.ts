@@ -1,6 +1,7 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_LIMITER_SETTINGS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transport/defaults';
+import { TELEPHONE_FREE_DAILY_CALLS } from '../nodes/shared/gateway/catalog';
 
 /**
  * The gateway's appCode and how to reach the gateway. The nodes test it with a free call to the
@@ -95,6 +96,35 @@ export class DataGatewayApi implements ICredentialType {
 			default: 0,
 			description: 'A node that would pass this spend in one execution stops before its paid calls',
 			hint: '0 = no cap',
+		},
+		{
+			displayName: 'Telephone Plan',
+			name: 'telephonePlan',
+			type: 'options',
+			options: [
+				{ name: 'Not Set', value: 'notSet', description: "Identify without counting against a quota; the gateway's answer decides" },
+				{ name: 'Member', value: 'member', description: 'Unlimited identifications' },
+				{ name: 'Free Quota', value: 'freeQuota', description: 'A number of free identifications a day (100 by default), counted by the package' },
+			],
+			default: 'notSet',
+			description: "The account's plan for telephone identification; the Telephone node counts each day's calls (China time)",
+		},
+		{
+			displayName: 'Free Calls per Day',
+			name: 'telephoneDailyFreeCalls',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: TELEPHONE_FREE_DAILY_CALLS,
+			description: 'Free identifications a day, from 00:00 China time',
+			displayOptions: { show: { telephonePlan: ['freeQuota'] } },
+		},
+		{
+			displayName: 'Refuse Calls Beyond the Quota',
+			name: 'telephoneRefuseBeyondQuota',
+			type: 'boolean',
+			default: true,
+			description: "Whether the Telephone node refuses, before calling, identifications beyond the day's quota. Off: the gateway decides.",
+			displayOptions: { show: { telephonePlan: ['freeQuota'] } },
 		},
 		{
 			displayName: 'Shared Redis URL for Limits and Send Records',

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
@@ -10,7 +10,7 @@ import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('action'),
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway Enterprise',
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },

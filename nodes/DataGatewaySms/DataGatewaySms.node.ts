@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
-import { gatewayMethods, NODE_VERSIONS, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
@@ -12,10 +12,8 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('action'),
 		// 1.2: Template Variables opens on "From the Template"; saved nodes keep their form.
-		version: [...NODE_VERSIONS, 1.2],
-		defaultVersion: 1.2,
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },

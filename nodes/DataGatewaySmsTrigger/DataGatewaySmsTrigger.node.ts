@@ -8,7 +8,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { NODE_VERSIONS, nodeSkeleton } from '../shared/n8n/description';
+import { NODE_VERSIONS_TO_1_2, nodeSkeleton } from '../shared/n8n/description';
 import { readmeUrl } from '../shared/n8n/readmeLink';
 import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
 import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
@@ -17,8 +17,9 @@ import { CALLBACK_ACTIONS, type CallbackAction } from '../shared/gateway/catalog
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
-import { checkPathToken, presentedToken, TOKEN_IN_PATH_VERSION, WEBHOOK_PATH } from './callbackUrl';
-import { notStartedWhileListening, receivedAt } from './listening';
+import { checkPathToken, presentedToken, WEBHOOK_PATH } from './callbackUrl';
+import { itemTime, notStartedWhileListening, receivedAt } from './listening';
+import { sendOfReport } from './sendOfReport';
 
 const STARTED_ANSWER = { received: true, started: true };
 
@@ -35,10 +36,8 @@ function isCallbackAction(value: unknown): value is CallbackAction {
 
 export class DataGatewaySmsTrigger implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('trigger'),
 		// 1.2: the URL Token in the URL path (the URLs n8n shows are complete), dates in China time.
-		version: [...NODE_VERSIONS, TOKEN_IN_PATH_VERSION],
-		defaultVersion: TOKEN_IN_PATH_VERSION,
+		...nodeSkeleton('trigger', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway SMS Trigger',
 		name: 'dataGatewaySmsTrigger',
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
@@ -132,7 +131,13 @@ export class DataGatewaySmsTrigger implements INodeType {
 		if (!events.includes(action)) return notStarted('event not selected');
 
 		let object: IDataObject;
+		let send: IDataObject = {};
 		if (parsed.data.action === 'report') {
+			// Looked up (and the report marked received) before the status filter: an unselected status was still received.
+			const sendOf = await sendOfReport(this, parsed.data.sms);
+			if (sendOf.caughtUp) return notStarted('already output by Check Pending Deliveries');
+			send = sendOf.fields;
+			if (typeof send.sentAt === 'string') send.sentAt = itemTime(this, new Date(send.sentAt));
 			object = presentTask(parsed.data.sms);
 			const wanted = this.getNodeParameter('reportStatuses', []) as string[];
 			if (!wanted.includes(String(object.statusLabel))) return notStarted(`report status ${object.statusLabel} not selected`);
@@ -152,7 +157,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 		// above, so a repeat sent after this answer sees the event. webhookResponse is the same answer for callers that read it.
 		return {
 			webhookResponse: STARTED_ANSWER,
-			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, receivedAt: receivedAt(this) }])],
+			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, ...send, receivedAt: receivedAt(this) }])],
 		};
 	}
 }

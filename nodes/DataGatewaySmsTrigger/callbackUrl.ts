@@ -1,12 +1,14 @@
 import { NodeOperationError, type IDataObject, type IHookFunctions, type IWebhookFunctions } from 'n8n-workflow';
 
+import { NODE_VERSION_1_2 } from '../shared/n8n/description';
+
 /**
  * From version 1.2 the URL Token is a segment of the webhook path, so the URLs n8n shows in the
  * node (Test and Production) are the whole callback URL, ready to copy into the gateway. Versions
  * 1 and 1.1 keep the plain path with the token as `?token=…`, so saved triggers and the URL
  * already pasted into the gateway keep working.
  */
-export const TOKEN_IN_PATH_VERSION = 1.2;
+export const TOKEN_IN_PATH_VERSION = NODE_VERSION_1_2;
 
 const BASE_PATH = 'data-gateway-sms';
 

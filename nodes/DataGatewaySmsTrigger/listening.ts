@@ -8,12 +8,17 @@ const [, sign, hours, minutes] = /^([+-])(\d\d):(\d\d)$/.exec(DEFAULT_GATEWAY_UT
 const GATEWAY_OFFSET_MS = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) * 60_000;
 
 /**
- * The time a callback arrived, for the item. From version 1.2 in China time with its zone, like
+ * An instant as the trigger's items write it. From version 1.2 in China time with its zone, like
  * every gateway date in the item (`2026-11-22T17:00:00.000+08:00`); before, UTC as saved workflows expect.
  */
-export function receivedAt(ctx: IWebhookFunctions, now = new Date()): string {
-	if (ctx.getNode().typeVersion < TOKEN_IN_PATH_VERSION) return now.toISOString();
-	return `${new Date(now.getTime() + GATEWAY_OFFSET_MS).toISOString().slice(0, -1)}${DEFAULT_GATEWAY_UTC_OFFSET}`;
+export function itemTime(ctx: IWebhookFunctions, instant: Date): string {
+	if (ctx.getNode().typeVersion < TOKEN_IN_PATH_VERSION) return instant.toISOString();
+	return `${new Date(instant.getTime() + GATEWAY_OFFSET_MS).toISOString().slice(0, -1)}${DEFAULT_GATEWAY_UTC_OFFSET}`;
+}
+
+/** The time a callback arrived, for the item. */
+export function receivedAt(ctx: IWebhookFunctions): string {
+	return itemTime(ctx, new Date());
 }
 
 /**

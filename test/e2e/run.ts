@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { ensureRuntime, n8nCommand, N8nRest, NODE_TYPE_PREFIX, packPackage, setupOwner, startN8n, type N8nLine, type Runtime } from '../../scripts/n8n-runtime';
 import { credentialNameFor, CREDENTIAL_ID, prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
+import { checkAcrossExecutions } from './acrossExecutions';
 import { checkErrorOutput } from './errorOutput';
 import { checkMoneySafety } from './moneySafety';
 
@@ -80,6 +81,8 @@ async function checkLine(line: N8nLine, tarball: string) {
 		await checkMoneySafety({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Failed items of a lookup and of SMS Send leave on the Error branch, the others on Success.
 		await checkErrorOutput({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
+		// Reuse, only new and the telephone quota between executions, each its own n8n process.
+		await checkAcrossExecutions({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 
 		// 3. Real n8n with the triggers active: every callback starts exactly one execution.
 		const n8n = await startN8n(runtime, environment);

@@ -25,7 +25,7 @@ export const fail = (code: number, message: string): Answer => ({ code, message 
 const NOT_FOUND_MARKER = /404|不存在|notfound/i;
 
 /** The gateway's answers by path: SMS paths go to the SMS state, the rest are lookups. */
-export function gatewayRoutes(config: { copyrightMaxPageSize?: number }, sms: SmsState) {
+export function gatewayRoutes(config: { copyrightMaxPageSize?: number; addedViolations?: Record<string, number> }, sms: SmsState) {
 	const quotaUsed = new Map<string, number>();
 
 	/** Lookups: billed only when code is 0; telephone is free within the daily quota. */
@@ -42,7 +42,8 @@ export function gatewayRoutes(config: { copyrightMaxPageSize?: number }, sms: Sm
 					return { answer: fail(CODES.parameterError, 'unknown carType'), costYuan: 0 };
 				}
 				if (NOT_FOUND_MARKER.test(carNumber)) return { answer: fail(CODES.notFound, 'no record of this vehicle'), costYuan: 0 };
-				return { answer: ok(samples.violations(carNumber, carType, param('carEngineCode'), param('carCode'))), costYuan: PRICES_YUAN.violationQuery };
+				const added = config.addedViolations?.[carNumber] ?? 0;
+				return { answer: ok(samples.violations(carNumber, carType, param('carEngineCode'), param('carCode'), added)), costYuan: PRICES_YUAN.violationQuery };
 			}
 			case OPERATIONS.vehicleDetail.path: {
 				const carNumber = param('carNumber');

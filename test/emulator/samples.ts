@@ -39,9 +39,10 @@ function timestamp(seed: number, yearFrom: number, salt = 0) {
 	return `${yearFrom + (value % 5)}-${pad(1 + (value % 12))}-${pad(1 + (value % 28))} ${pad(value % 24)}:${pad(value % 60)}:${pad(Math.floor(value / 8) % 60)}`;
 }
 
-export function violations(carNumber: string, carType: string, engine: string, frame: string) {
+/** `added` violations come after the plate's usual ones, as if committed since. */
+export function violations(carNumber: string, carType: string, engine: string, frame: string, added = 0) {
 	const seed = seedOf(`violations|${carNumber}`);
-	const count = seed % 4;
+	const count = (seed % 4) + added;
 	const reasons = ['超速行驶', '违反禁止标线指示', '不按规定停车', '闯红灯'];
 	return {
 		carNumber,

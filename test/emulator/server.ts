@@ -18,9 +18,13 @@ export interface EmulatorConfig {
 	deliveryDelayMs: number;
 	deliveryFailureShare: number;
 	callbackUrl?: string;
+	/** Delivery reports are not pushed (the task still reaches its final status): a receiver that was down. */
+	withholdReports?: boolean;
 	smsLimits: SmsLimits;
 	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
 	copyrightMaxPageSize?: number;
+	/** Violations committed since, by plate: that many more records after the plate's usual ones. */
+	addedViolations?: Record<string, number>;
 }
 
 export interface EmulatorOptions extends Partial<EmulatorConfig> {
@@ -66,6 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		deliveryDelayMs: options.deliveryDelayMs ?? 3000,
 		deliveryFailureShare: options.deliveryFailureShare ?? 0.1,
 		callbackUrl: options.callbackUrl,
+		withholdReports: options.withholdReports ?? false,
 		smsLimits: { ...DEFAULT_SMS_LIMITS, ...options.smsLimits },
 		copyrightMaxPageSize: options.copyrightMaxPageSize,
 	};
@@ -109,6 +114,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 					segments,
 				),
 			emit: (action, body) => {
+				if (action === 'report' && config.withholdReports) {
+					sentCallbacks.push({ action, status: 'withheld' });
+					return;
+				}
 				// The real gateway has one callback URL; a comma-separated list lets tests feed several receivers.
 				const urls = (config.callbackUrl ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
 				for (const url of urls) {
@@ -201,6 +210,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			ledger.reset();
 			faults.clear();
 			routes.resetQuota();
+			config.addedViolations = undefined;
 			sms.resetLimits();
 			sentCallbacks.length = 0;
 			notifications.length = 0;

@@ -13,6 +13,7 @@ import {
 	type IRun,
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { resultOf, type WorkflowRunResult } from './workflowResult';
@@ -39,6 +40,8 @@ export interface WorkflowRunOptions {
 	executionId?: string;
 	/** Run the steps inside a loop (like Loop Over Items) that hands them this many items per run. */
 	loopBatchSize?: number;
+	/** How n8n started the execution: 'manual' unless given ('retry' for a retried execution, 'trigger' for a schedule). */
+	mode?: WorkflowExecuteMode;
 }
 let executionCounter = 0;
 
@@ -103,7 +106,7 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 		settings: workflowData.settings,
 	});
 
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, workflowData);
 	const finished = new Promise<IRun>((resolve) => {
 		hooks.addHandler('workflowExecuteAfter', async (fullRun) => resolve(fullRun));
 	});
@@ -139,7 +142,7 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 			nodeExecutionStack: [{ node: inputNode, data: { main: [[{ json: {} }]] }, source: null }],
 		},
 	});
-	const execution = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	const execution = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
 	await execution.processRunExecutionData(workflow);
 	const run = await finished;
 

@@ -37,7 +37,7 @@ const PHONES = ['13800138000', '13900139000', '13800138000', '010-12345678', '13
 
 describe('version 1.1 (new nodes): Simplify on, self-explaining names, costYuan after the key fields', () => {
 	it('Telephone: a new node simplifies without being asked; names say what they mean; description is plain text', async () => {
-		const [mobile] = (await run(telephone, { phoneNumber: '13800138000' }, [{}])).json();
+		const [mobile] = (await run(telephone, { phoneNumber: '13800138000' }, [{}], 1.1)).json();
 		expect(Object.keys(mobile).slice(0, 5)).toEqual(['phone', 'isFlagged', 'reportType', 'reportCount', 'costYuan']);
 		expect(mobile).toMatchObject({ phone: '13800138000', isFlagged: expect.any(Boolean), reportCount: expect.any(Number), costYuan: 0 });
 		for (const raw of ['iszhapian', 'sp', 'rpt_type', 'rpt_comment', 'rpt_cnt', 'hy', 'hyname', 'countDesc', 'countDescText']) expect(mobile).not.toHaveProperty(raw);
@@ -77,7 +77,7 @@ describe('version 1.1 (new nodes): Simplify on, self-explaining names, costYuan 
 
 	it('Copyright: every record carries its page price and a share of the item cost; the shares add up to the bill', async () => {
 		const parameters = { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: false, limit: 15 };
-		const result = await run(enterprise, parameters, [{}, {}]);
+		const result = await run(enterprise, parameters, [{}, {}], 1.1);
 		const records = result.json();
 		expect(records).toHaveLength(30);
 		const first = records.slice(0, 15);
@@ -89,6 +89,29 @@ describe('version 1.1 (new nodes): Simplify on, self-explaining names, costYuan 
 		expect(second.every((record) => record.pageCostYuan === 0 && record.costYuan === 0)).toBe(true);
 		expect(emulator.ledger().byPath['/enterprise/copyright']).toMatchObject({ calls: 2, billedCalls: 2 });
 		expect(hints(result)).toEqual(['2 paid calls, 0.4 yuan; 2 pages answered without a new call']);
+	});
+});
+
+describe('version 1.2 (Enterprise and Telephone): one cost column, the number as given', () => {
+	it('Copyright: costYuan alone, and it adds up to the bill', async () => {
+		const parameters = { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: false, limit: 15 };
+		const result = await run(enterprise, parameters, [{}, {}]);
+		const records = result.json();
+		expect(Object.keys(records[0]).slice(0, 4)).toEqual(['name', 'registrationNumber', 'owner', 'costYuan']);
+		expect(records.every((record) => !('pageCostYuan' in record))).toBe(true);
+		expect(Math.round(records.reduce((sum, record) => sum + Number(record.costYuan), 0) * 10000) / 10000).toBe(0.4);
+		const raw = (await run(enterprise, { ...parameters, simplify: false }, [{}])).json();
+		expect(raw[0]).toHaveProperty('RegisterNo');
+		expect(raw[0]).not.toHaveProperty('pageCostYuan');
+	});
+
+	it('Telephone: phoneAsGiven beside the normalised phone, for joins by value', async () => {
+		const [landline, mobile] = (await run(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: '021-12345678' }, { phone: '+86 138 0013 8000' }])).json();
+		expect(Object.keys(landline).slice(0, 2)).toEqual(['phone', 'phoneAsGiven']);
+		expect(landline).toMatchObject({ phone: '02112345678', phoneAsGiven: '021-12345678' });
+		expect(mobile).toMatchObject({ phone: '13800138000', phoneAsGiven: '+86 138 0013 8000' });
+		const [rawAnswer] = (await run(telephone, { phoneNumber: '021-12345678', simplify: false }, [{}])).json();
+		expect(rawAnswer).not.toHaveProperty('phoneAsGiven');
 	});
 });
 
@@ -117,15 +140,16 @@ describe('version 1 (saved workflows): the output they were built on', () => {
 });
 
 describe('the bill at a glance: an execution hint after every run', () => {
-	it('8 numbers, 5 distinct: "5 free calls … 3 repeated numbers answered without a new call"', async () => {
+	it('8 numbers, 5 distinct: "5 free calls … 3 repeated numbers answered without a new call; 5 calls today"', async () => {
 		const result = await run(telephone, { phoneNumber: '={{ $json.phone }}' }, PHONES.map((phone) => ({ phone })));
 		expect(emulator.ledger().byPath['/telecom/identify'].calls).toBe(5);
-		expect(hints(result)).toEqual(["5 free calls, 0 yuan (within the gateway's daily free quota); 3 repeated numbers answered without a new call"]);
+		// Each test starts with a fresh store (test/harness/freshStore.ts): the day's count is this run's.
+		expect(hints(result)).toEqual(["5 free calls, 0 yuan (within the gateway's daily free quota); 3 repeated numbers answered without a new call; 5 calls today"]);
 	});
 
 	it('one repeat is named in the singular: "1 repeated number"', async () => {
 		const result = await run(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: PHONES[0] }, { phone: PHONES[0] }]);
-		expect(hints(result)).toEqual(["1 free call, 0 yuan (within the gateway's daily free quota); 1 repeated number answered without a new call"]);
+		expect(hints(result)).toEqual(["1 free call, 0 yuan (within the gateway's daily free quota); 1 repeated number answered without a new call; 1 call today"]);
 	});
 
 	it('paid lookups: paid calls and yuan, also in version 1', async () => {

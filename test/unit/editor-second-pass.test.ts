@@ -38,8 +38,8 @@ describe('the node creator: the SMS entry is about sending', () => {
 		expect(trigger.description.description).toMatch(/^Send SMS text messages \(短信\).*this trigger starts a workflow/);
 	});
 
-	it('actions in the order people use them: Send, Send and Check, Get Status, then Preview', () => {
-		expect(messageOperations().map((option) => option.action)).toEqual(['Send an SMS', 'Send an SMS and check delivery', 'Get the status of a message', 'Preview an SMS without sending']);
+	it('the message actions, alphabetical as n8n\'s linter wants five or more options', () => {
+		expect(messageOperations().map((option) => option.action)).toEqual(['Check pending deliveries', 'Get the status of a message', 'Preview an SMS without sending', 'Send an SMS', 'Send an SMS and check delivery']);
 		const resources = sms.description.properties.find((property) => property.name === 'resource')?.options as INodePropertyOptions[];
 		expect(resources.map((option) => option.value)).toEqual(['message', 'signature', 'template']);
 	});
@@ -81,9 +81,9 @@ describe('the SMS form', () => {
 		expect(mapper.typeOptions?.loadOptionsDependsOn).toEqual(['templateId']);
 	});
 
-	it('Preview has the same fields as Send (switching keeps them), without the sending options', () => {
+	it('Preview has the same fields as Send (switching keeps them), without the sending options and the Reference', () => {
 		const shownFor = (operation: string) => properties.filter((property) => (property.displayOptions?.show?.operation as string[] | undefined)?.includes(operation)).map((property) => property.name);
-		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'atMostOnceNotice'].includes(name)));
+		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'atMostOnceNotice', 'reference'].includes(name)));
 	});
 });
 

@@ -1,4 +1,5 @@
-import { readCopyrightPages, simplifyCopyright } from '../../nodes/DataGatewayEnterprise/actions/copyright/getAll.operation';
+import { simplifyCopyright } from '../../nodes/DataGatewayEnterprise/actions/copyright/getAll.operation';
+import { readCopyrightPages } from '../../nodes/DataGatewayEnterprise/actions/copyright/pages';
 import { simplifyEnterprise } from '../../nodes/DataGatewayEnterprise/actions/registration/get.operation';
 import { simplifyVehicleDetail } from '../../nodes/DataGatewayVehicle/actions/vehicle/getDetail.operation';
 import { simplifyViolations } from '../../nodes/DataGatewayVehicle/actions/violation/query.operation';

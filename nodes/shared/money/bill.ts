@@ -13,6 +13,20 @@ interface Tally {
 	calls: number;
 	/** Set by operations that know their reuse themselves (paged listings); else derived from the items. */
 	reused?: number;
+	/** Input items answered, when the output does not show them all (Only New leaves some out). */
+	answered?: number;
+	/** Distinct questions answered from an earlier execution (Reuse Answers For) instead of a call. */
+	earlier?: number;
+	/** Only New: input items checked, and how many had news. */
+	news?: { checked: number; withNews: number; words: NewsWords };
+	/** Further parts of the line, such as the day's telephone count. */
+	notes?: string[];
+}
+
+/** "12 plates checked, 2 with new violations": the checked noun (one, many) and what news is called. */
+export interface NewsWords {
+	checked: [string, string];
+	withNews: string;
 }
 
 const tallies = new WeakMap<IExecuteFunctions, Tally>();
@@ -39,12 +53,16 @@ export function countReused(ctx: IExecuteFunctions): void {
 	tally.reused = (tally.reused ?? 0) + 1;
 }
 
+/** What a lookup run knows about itself beyond its calls; see Tally. */
+export function noteLookupRun(ctx: IExecuteFunctions, note: Pick<Tally, 'answered' | 'earlier' | 'news' | 'notes'>): void {
+	Object.assign(tallyOf(ctx), note);
+}
 
 /** An item that reports a failed input item (from runForEachItem under Continue On Fail). */
 export const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
 
 /** Input items that got an answer, and input items that failed. */
-function countItems(items: INodeExecutionData[]) {
+export function countItems(items: INodeExecutionData[]) {
 	const answered = new Set<number>();
 	const failed = new Set<number>();
 	items.forEach((item, index) => {
@@ -64,8 +82,17 @@ const REPEATED: Partial<Record<OperationName, [string, string]>> = {
 	enterpriseCopyright: ['page', 'pages'],
 };
 
-/** The bill of a lookup run: "5 paid calls, 0.2 yuan; 3 repeated plates answered without a new call". */
-export function lookupBill(operation: OperationName, calls: number, reused: number, failed: number): string {
+/**
+ * The bill of a lookup run: "5 paid calls, 0.2 yuan; 3 answers reused from earlier runs, 1.05 yuan not
+ * spent; 3 repeated plates answered without a new call; 12 plates checked, 2 with new violations".
+ */
+export function lookupBill(
+	operation: OperationName,
+	calls: number,
+	reused: number,
+	failed: number,
+	extra: Pick<Tally, 'earlier' | 'news' | 'notes'> = {},
+): string {
 	const price = priceOf(operation);
 	const parts = [
 		price > 0
@@ -74,8 +101,16 @@ export function lookupBill(operation: OperationName, calls: number, reused: numb
 				? `${plural(calls, 'free call')}, 0 yuan (within the gateway's daily free quota)`
 				: `${plural(calls, 'free call')}, 0 yuan`,
 	];
+	if (extra.earlier) {
+		parts.push(`${plural(extra.earlier, 'answer')} reused from earlier runs${price > 0 ? `, ${roundYuan(extra.earlier * price)} yuan not spent` : ''}`);
+	}
 	if (reused > 0) parts.push(`${plural(reused, ...(REPEATED[operation] ?? ['repeated item', 'repeated items']))} answered without a new call`);
+	if (extra.news) {
+		const { checked, withNews, words } = extra.news;
+		parts.push(`${plural(checked, ...words.checked)} checked, ${withNews} ${words.withNews}`);
+	}
 	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
+	parts.push(...(extra.notes ?? []));
 	return parts.join('; ');
 }
 
@@ -145,12 +180,13 @@ export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free';
 export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
 	if (kind === 'sms') return smsBill(items);
 	if (kind === 'smsPreview') return smsPreviewBill(items);
-	const { answered, failed } = countItems(items);
-	if (kind === 'free') return lookupBill('smsStatus', answered, 0, failed);
+	const counted = countItems(items);
+	if (kind === 'free') return lookupBill('smsStatus', counted.answered, 0, counted.failed);
 	const tally = tallyOf(ctx);
+	const answered = tally.answered ?? counted.answered;
 	// A lookup asks once per distinct question: the answered items it did not call for reused an answer.
-	const reused = tally.reused ?? (kind === 'violationSupport' ? 0 : Math.max(0, answered - tally.calls));
-	return lookupBill(kind, tally.calls, reused, failed);
+	const reused = tally.reused ?? (kind === 'violationSupport' ? 0 : Math.max(0, answered - tally.calls - (tally.earlier ?? 0)));
+	return lookupBill(kind, tally.calls, reused, counted.failed, tally);
 }
 
 /**

@@ -25,10 +25,12 @@ function number(value: unknown): unknown {
 	return toCount(value) ?? text(value);
 }
 
-export function friendlyTelephone(identity: TelephoneIdentity): IDataObject {
+/** `given` (version 1.2): the number as the user gave it, beside the normalised `phone`. */
+export function friendlyTelephone(identity: TelephoneIdentity, given?: IDataObject): IDataObject {
 	const details = identity.hy;
 	return {
 		phone: text(identity.phone),
+		...given,
 		isFlagged: flagFromIszhapian(identity.iszhapian),
 		reportType: text(identity.rpt_type),
 		reportCount: toCount(identity.rpt_cnt) ?? 0,

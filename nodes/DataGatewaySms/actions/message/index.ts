@@ -1,11 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as checkPendingDeliveries from './checkPending.operation';
 import * as getStatus from './getStatus.operation';
 import * as preview from './preview.operation';
 import * as send from './send.operation';
 import * as sendAndCheck from './sendAndCheck.operation';
 
-export { getStatus, preview, send, sendAndCheck };
+export { checkPendingDeliveries, getStatus, preview, send, sendAndCheck };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,19 +15,13 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
-		// In the order people use them (the node creator lists them so): send first, then follow up.
+		// n8n's linter wants five or more options alphabetical, so Send no longer leads the node creator's list.
 		options: [
 			{
-				name: 'Send',
-				value: 'send',
-				description: 'Send an SMS with an approved signature and template (paid per delivered message)',
-				action: 'Send an SMS',
-			},
-			{
-				name: 'Send and Check Delivery',
-				value: 'sendAndCheck',
-				description: 'Send an SMS, then check its status until it is delivered, failed, or the wait times out',
-				action: 'Send an SMS and check delivery',
+				name: 'Check Pending Deliveries',
+				value: 'checkPendingDeliveries',
+				description: 'Find sent messages whose delivery report never reached an SMS Trigger and output the final ones (free queries)',
+				action: 'Check pending deliveries',
 			},
 			{
 				name: 'Get Status',
@@ -40,11 +35,24 @@ export const description: INodeProperties[] = [
 				description: 'Show each item\'s exact message, its length, segments and cost, and send nothing (free)',
 				action: 'Preview an SMS without sending',
 			},
+			{
+				name: 'Send',
+				value: 'send',
+				description: 'Send an SMS with an approved signature and template (paid per delivered message)',
+				action: 'Send an SMS',
+			},
+			{
+				name: 'Send and Check Delivery',
+				value: 'sendAndCheck',
+				description: 'Send an SMS, then check its status until it is delivered, failed, or the wait times out',
+				action: 'Send an SMS and check delivery',
+			},
 		],
 		default: 'send',
 	},
 	...send.description,
 	...sendAndCheck.description,
 	...getStatus.description,
+	...checkPendingDeliveries.description,
 	...preview.description,
 ];

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { DeliveryLog, referenceFields } from './reference';
 import { sendFields } from './send/fields';
 import { planSend } from './send/plan';
 import { reserveSends } from './send/records';
@@ -13,17 +14,21 @@ import type { BillKind } from '../../../shared/money/bill';
 /** Counted in the run's bill hint. */
 export const bill: BillKind = 'sms';
 
-export const description: INodeProperties[] = sendFields(['send', 'sendAndCheck']);
+export const description: INodeProperties[] = [...sendFields(['send', 'sendAndCheck']), ...referenceFields(['send', 'sendAndCheck'])];
 
 /** Sends one SMS per item and run, never twice under Retry On Fail or a retried execution. Outputs the task ID. */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const run = await startSendRun(this, client, callOptions(this));
-	return await runSends(run, async () => await runForEachItem(this, {
+	const deliveries = new DeliveryLog(this, client.accountKey);
+	return await deliveries.around(async () => await runSends(run, async () => await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
-		plan: async (itemIndex) => await planSend(run, itemIndex),
+		plan: async (itemIndex) => {
+			deliveries.readReference(itemIndex);
+			return await planSend(run, itemIndex);
+		},
 		beforeCalls: async (plans) => await reserveSends(run, [...plans.values()]),
-		execute: async (plan) => await sendOnce(run, plan),
-		output: (outcome) => ({ ...outcome }) as IDataObject,
-	}));
+		execute: async (plan) => deliveries.sent(plan.itemIndex, await sendOnce(run, plan)),
+		output: (outcome, _plan, itemIndex) => ({ ...outcome, ...deliveries.outputOf(itemIndex) }) as IDataObject,
+	})));
 }

@@ -4,6 +4,7 @@ import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { asNodeError } from '../../../shared/errors/failures';
 import { presentTask } from '../../../shared/output/smsObjects';
+import { DeliveryLog } from './reference';
 import { planSend } from './send/plan';
 import { deliveryOutcome, DeliveryPoller, MIN_POLL_INTERVAL_SECONDS, readPolling, type Polling } from './send/poll';
 import { reserveSends } from './send/records';
@@ -11,6 +12,7 @@ import { startSendRun, type SendOutcome } from './send/run';
 import { runSends } from './send/outcome';
 import { sendOnce } from './send/send';
 import type { BillKind } from '../../../shared/money/bill';
+import { isFinalStatus } from '../../../shared/store/sendsByTask';
 
 /** Counted in the run's bill hint. */
 export const bill: BillKind = 'sms';
@@ -60,6 +62,7 @@ type Settled = { sent: SendOutcome; sentAt: number; polling: Polling } | { error
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const run = await startSendRun(this, client, callOptions(this));
+	const deliveries = new DeliveryLog(this, client.accountKey);
 	const settled = new Map<number, Settled>();
 	const polling = new Map<number, Polling>();
 	const keep = <T>(itemIndex: number, work: () => Promise<T>): Promise<T> =>
@@ -67,13 +70,14 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			settled.set(itemIndex, { error });
 			throw error;
 		});
-	return await runSends(run, async () => {
+	return await deliveries.around(async () => await runSends(run, async () => {
 		// Every send first: a later item does not wait for an earlier one's delivery.
 		await runForEachItem(this, {
 			concurrency: client.settings.limiter.maxConcurrent,
 			plan: async (itemIndex) =>
 				await keep(itemIndex, async () => {
 					polling.set(itemIndex, readPolling(this, itemIndex));
+					deliveries.readReference(itemIndex);
 					return await planSend(run, itemIndex);
 				}),
 			beforeCalls: async (plans) => {
@@ -87,16 +91,18 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			},
 			execute: async (plan) =>
 				await keep(plan.itemIndex, async () => {
-					const sent = await sendOnce(run, plan);
+					const sent = deliveries.sent(plan.itemIndex, await sendOnce(run, plan));
 					settled.set(plan.itemIndex, { sent, sentAt: Date.now(), polling: polling.get(plan.itemIndex) as Polling });
 					return sent;
 				}),
 			output: (sent) => ({ ...sent }) as IDataObject,
 		});
 		// Then every task together; the items that failed above fail the same way here.
+		await deliveries.saved();
 		const poller = new DeliveryPoller(run);
 		const continueOnFail = this.continueOnFail();
-		return await runForEachItem(this, {
+		const finals: Array<{ taskId: string; status: number }> = [];
+		const outcomes = await runForEachItem(this, {
 			concurrency: this.getInputData().length,
 			plan: (itemIndex) => {
 				const item = settled.get(itemIndex);
@@ -107,18 +113,23 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			execute: async ({ sent, sentAt, polling: wait }, itemIndex) => {
 				if (sent.taskId === null) return { sent, task: undefined };
 				try {
-					return { sent, task: await poller.follow(itemIndex, sent.taskId, sentAt, wait) };
+					const task = await poller.follow(itemIndex, sent.taskId, sentAt, wait);
+					if (task && isFinalStatus(task.status)) finals.push({ taskId: sent.taskId, status: task.status });
+					return { sent, task };
 				} catch (error) {
 					if (!continueOnFail) poller.stop();
 					throw asNodeError(this.getNode(), error, itemIndex);
 				}
 			},
-			output: ({ sent, task }) =>
+			output: ({ sent, task }, _plan, itemIndex) =>
 				({
 					...sent,
+					...deliveries.outputOf(itemIndex),
 					outcome: task ? deliveryOutcome(task.status) : sent.skippedAsRepeat ? 'skippedAsRepeat' : 'unknown',
 					...(task ? { task: presentTask(task) } : {}),
 				}) as IDataObject,
 		});
-	});
+		await deliveries.markFinal(finals);
+		return outcomes;
+	}));
 }

@@ -1,0 +1,155 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { inputError } from '../../../shared/errors/failures';
+import type { DurableStore } from '../../../shared/store/durableStore';
+import { KEEP_SENDS_MS, markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
+import { readmeLink } from '../../../shared/n8n/readmeLink';
+
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The Reference field of Send and Send and Check Delivery. */
+export function referenceFields(operations: string[]): INodeProperties[] {
+	return [
+		{
+			displayName: 'Reference',
+			name: 'reference',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.orderId }}',
+			description: `Your own text for this message, such as an order number or a small JSON (up to ${MAX_REFERENCE_CHARS} characters). The SMS Trigger outputs it with the message's delivery report, and Check Pending Deliveries with its final status.`,
+			hint: `Kept with the task ID for 72 hours in the package's store. ${readmeLink('delivery-reports-tied-to-their-send', 'Where')}`,
+			displayOptions: { show: { resource: ['message'], operation: operations } },
+		},
+	];
+}
+
+/**
+ * The sends of one node run, recorded by task ID for their delivery reports: each item's Reference
+ * is read and checked with the item's other fields (before any send), and each task ID is
+ * recorded as soon as its send returns, several at once while a save is under way. A send that
+ * could not be recorded is still sent and output: the run's hint says what is missing.
+ */
+export class DeliveryLog {
+	private readonly references = new Map<number, string>();
+	private readonly waiting: SendToRecord[] = [];
+	private saving: Promise<void> | undefined;
+	private store: DurableStore | undefined;
+	private recorded = 0;
+	private failed = 0;
+	private recordFailure: string | undefined;
+	private markFailure: string | undefined;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly account: string,
+	) {}
+
+	/** Reads item `itemIndex`'s Reference; throws an input error naming the fix when it is too long. */
+	readReference(itemIndex: number): void {
+		const value = this.ctx.getNodeParameter('reference', itemIndex, '') as unknown;
+		const reference = typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+		if (reference.length > MAX_REFERENCE_CHARS) {
+			throw inputError(this.ctx.getNode(), itemIndex, 'Reference', `is ${reference.length} characters long; at most ${MAX_REFERENCE_CHARS} are kept`, 'Use a short key, such as an order number, and look the rest up when the report arrives.');
+		}
+		if (reference !== '') this.references.set(itemIndex, reference);
+	}
+
+	/** What the item's output adds: its reference, when it has one. */
+	outputOf(itemIndex: number): IDataObject {
+		const reference = this.references.get(itemIndex);
+		return reference === undefined ? {} : { reference };
+	}
+
+	/** Records a send that got a task ID; hands back `outcome` unchanged. */
+	sent<T extends { taskId: string | null }>(itemIndex: number, outcome: T): T {
+		if (outcome.taskId) {
+			this.waiting.push({
+				taskId: outcome.taskId,
+				reference: this.references.get(itemIndex) ?? null,
+				workflowId: String(this.ctx.getWorkflow().id ?? ''),
+				executionId: String(this.ctx.getExecutionId?.() ?? ''),
+			});
+			this.saving ??= this.saveWaiting();
+		}
+		return outcome;
+	}
+
+	/** Runs the node's sends, then waits for their records and says in the run's hints what the records could not do. */
+	async around<T>(sends: () => Promise<T>): Promise<T> {
+		try {
+			return await sends();
+		} finally {
+			await this.saved();
+			this.addHints();
+		}
+	}
+
+	/** Waits until every send noted so far is recorded (or failed to be). */
+	async saved(): Promise<void> {
+		while (this.saving) await this.saving;
+	}
+
+	/** Send and Check Delivery saw these tasks' final status itself: Check Pending Deliveries need not list them. */
+	async markFinal(reports: Array<{ taskId: string; status: number }>): Promise<void> {
+		if (reports.length === 0) return;
+		try {
+			await markReported(await this.openStore(), reports, 'sendAndCheck');
+		} catch (error) {
+			this.markFailure ??= reasonOf(error);
+		}
+	}
+
+	private async openStore(): Promise<DurableStore> {
+		this.store ??= await openDeliveryStore(this.ctx);
+		return this.store;
+	}
+
+	private async saveWaiting(): Promise<void> {
+		try {
+			while (this.waiting.length > 0) {
+				const sends = this.waiting.splice(0);
+				try {
+					await recordSends(await this.openStore(), this.account, sends, Math.max(KEEP_SENDS_MS, this.repeatWindowMs()));
+					this.recorded += sends.length;
+				} catch (error) {
+					this.failed += sends.length;
+					this.recordFailure ??= reasonOf(error);
+				}
+			}
+		} finally {
+			this.saving = undefined;
+		}
+	}
+
+	/** A record lasts at least as long as the repeat window that still counts its message as sent. */
+	private repeatWindowMs(): number {
+		const options = this.ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
+		const minutes = Number(options.repeatWindowMinutes ?? 0);
+		return Number.isFinite(minutes) && minutes > 0 ? minutes * 60_000 : 0;
+	}
+
+	private addHints() {
+		const hint = (message: string, type: 'info' | 'warning') => {
+			try {
+				this.ctx.addExecutionHints?.({ message, type, location: 'outputPane' });
+			} catch {
+				// A hint must never fail a run whose messages went out.
+			}
+		};
+		if (this.failed > 0) {
+			hint(
+				`Delivery tracking: ${this.failed} sent SMS could not be recorded${this.store ? ` in ${this.store.label}` : ''} (${this.recordFailure}). They were sent; their delivery reports reach the SMS Trigger without their reference, and Check Pending Deliveries does not list them.`,
+				'warning',
+			);
+		}
+		if (this.markFailure) {
+			hint(`Delivery tracking: the final statuses seen here could not be marked (${this.markFailure}); Check Pending Deliveries may list these messages again.`, 'warning');
+		}
+		if (this.store?.kind === 'memory' && this.references.size > 0 && this.recorded > 0) {
+			hint(
+				`References are kept in ${this.store.label}: an SMS Trigger in another n8n process (queue mode's webhook processes) or after a restart cannot see them. Give n8n a shared store (see the README's store section) to tie every report to its send.`,
+				'warning',
+			);
+		}
+	}
+}

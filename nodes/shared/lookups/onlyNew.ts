@@ -1,0 +1,118 @@
+/**
+ * Only what is new, for scheduled runs: each node keeps, per question, what it has output before,
+ * and an item with nothing new produces no output item (as Remove Duplicates does with items seen
+ * in earlier executions). The state is the node's own (workflow and node id) in the durable store,
+ * kept SEEN_DAYS after the last run that saw the question. Start Over moves the node to a new
+ * generation: what was seen before is no longer read, and expires.
+ */
+import { createHash } from 'node:crypto';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { DurableStore } from '../store/durableStore';
+
+export const SEEN_DAYS = 90;
+const SEEN_TTL_MS = SEEN_DAYS * 24 * 3_600_000;
+
+/** How a lookup tells news: unseen records (violations, copyrights), or an answer unlike the last one output (registration, telephone). */
+export interface NewsRule<Answer> {
+	kind: 'records' | 'changed';
+	/** The option's name and text. */
+	option: { displayName: string; name: string; description: string };
+	/** Records: one fingerprint per record. Changed: one fingerprint of the meaningful content. */
+	fingerprints: (answer: Answer) => string[];
+	/** Records only: the answer with only the records whose fingerprint is new. */
+	narrow?: (answer: Answer, isNew: (fingerprint: string) => boolean) => Answer;
+	/** Bill words: "12 plates checked, 2 with new violations". */
+	bill: { checked: [string, string]; withNews: string };
+}
+
+export function newsOptions(rule: Pick<NewsRule<unknown>, 'option'>): INodeProperties[] {
+	return [
+		{ ...rule.option, type: 'boolean', default: false },
+		{
+			displayName: 'Start Over',
+			name: 'startOver',
+			type: 'boolean',
+			default: false,
+			description: `Whether to forget what this node output before, so that this run counts everything as new (${rule.option.displayName}). Turn it off again after one run.`,
+			displayOptions: { show: { [rule.option.name]: [true] } },
+		},
+	];
+}
+
+/** Short, stable and free of the personal data it stands for. */
+export const fingerprint = (value: unknown) => createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 16);
+
+/** JSON with keys in order, so that equal content has one text. */
+export function stableJson(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+	if (value && typeof value === 'object') {
+		return `{${Object.keys(value)
+			.sort()
+			.map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`)
+			.join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}
+
+/** The node's own scope: its workflow and id (kept when the node is renamed). */
+export function nodeScope(ctx: IExecuteFunctions): string {
+	return `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ctx.getNode().name}`;
+}
+
+/** What the node keeps per question: everything it output (`seen`), and what its last run output (`last`). */
+interface SeenState {
+	seen: string[];
+	last: string[];
+}
+
+/**
+ * Records what each question's answer holds and returns, per question, the fingerprints that are
+ * new to this node (empty: nothing new). One atomic update for the whole run. `retry` (n8n's
+ * "Retry execution" of a failed one): what the node's last run output for a question counts as new
+ * again, so that a retried execution reports what the failed one took (if no run came between).
+ */
+export async function takeNews(
+	store: DurableStore,
+	scope: string,
+	kind: NewsRule<unknown>['kind'],
+	answers: Map<string, string[]>,
+	{ startOver = false, retry = false }: { startOver?: boolean; retry?: boolean } = {},
+): Promise<Map<string, string[]>> {
+	const generationKey = `seen-generation|${scope}`;
+	// The generation has no expiry: it is one small value per node, and losing it would make everything new again.
+	const generation = startOver
+		? await store.update([generationKey], (_values, now) => ({ writes: [{ key: generationKey, value: String(now) }], result: String(now) }))
+		: ((await store.read([generationKey]))[0] ?? '0');
+	const questions = [...answers.keys()];
+	const keys = questions.map((question) => `seen|${scope}|${generation}|${fingerprint(question)}`);
+	return await store.update(keys, (values) => {
+		const news = new Map<string, string[]>();
+		const writes = questions.map((question, index) => {
+			const state = parseState(values[index]);
+			const now = [...new Set(answers.get(question) ?? [])];
+			const seen = new Set(state.seen);
+			const again = new Set(retry ? state.last : []);
+			const fresh =
+				kind === 'records'
+					? now.filter((print) => !seen.has(print) || again.has(print))
+					: now.join() !== state.seen.join() || (retry && now.join() === state.last.join())
+						? now
+						: [];
+			news.set(question, fresh);
+			const next: SeenState = { seen: kind === 'records' ? [...seen, ...fresh.filter((print) => !seen.has(print))] : now, last: fresh };
+			return { key: keys[index], value: JSON.stringify(next), ttlMs: SEEN_TTL_MS };
+		});
+		return { writes, result: news };
+	});
+}
+
+function parseState(value: string | undefined): SeenState {
+	try {
+		const parsed = (value === undefined ? {} : JSON.parse(value)) as Partial<SeenState>;
+		const list = (entry: unknown) => (Array.isArray(entry) ? entry.map(String) : []);
+		return { seen: list(parsed.seen), last: list(parsed.last) };
+	} catch {
+		return { seen: [], last: [] };
+	}
+}

@@ -1,0 +1,61 @@
+/**
+ * Reuse Answers For: a paid answer kept in the durable store, so that any execution of any workflow
+ * with the same credential gets it without a call while it is young enough. Only answers the
+ * gateway billed and that fit their schema are kept: a refusal, a failure or a misshapen answer
+ * never reaches `keepAnswer`.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { DurableStore } from '../store/durableStore';
+
+export const REUSE_OPTION: INodeProperties = {
+	displayName: 'Reuse Answers For (Hours)',
+	name: 'reuseAnswersHours',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	default: 0,
+	description:
+		'Return an answer received within this many hours, by any workflow with this credential, instead of paying for the same question again. The item then says reused: true and when it was answered. 0 = always ask the gateway.',
+	hint: 'Answers are kept in the shared store (see the README) for this many hours',
+};
+
+/** The hours read from the option, as ms; anything not a positive number is off. */
+export function reuseWindowMs(hours: unknown): number {
+	const number = Number(hours);
+	return Number.isFinite(number) && number > 0 ? number * 3_600_000 : 0;
+}
+
+export interface KeptAnswer {
+	data: unknown;
+	/** The store's clock when the gateway answered. */
+	answeredAt: number;
+}
+
+/** The store key of a question: the question key holds the account's hash, the operation and the request, never the appCode. */
+const answerKey = (questionKey: string) => `lookup-answer|${questionKey}`;
+
+/** The kept answers of these questions that are younger than each question's window. */
+export async function readKeptAnswers(store: DurableStore, windows: Map<string, number>): Promise<Map<string, KeptAnswer>> {
+	const questions = [...windows.keys()];
+	const [values, now] = await Promise.all([store.read(questions.map(answerKey)), store.now()]);
+	const kept = new Map<string, KeptAnswer>();
+	questions.forEach((question, index) => {
+		const value = values[index];
+		if (value === undefined) return;
+		try {
+			const parsed = JSON.parse(value) as Partial<KeptAnswer>;
+			if (typeof parsed.answeredAt === 'number' && 'data' in parsed && now - parsed.answeredAt <= (windows.get(question) ?? 0)) {
+				kept.set(question, { data: parsed.data, answeredAt: parsed.answeredAt });
+			}
+		} catch {
+			// A value this package did not write is ignored: the question is asked again.
+		}
+	});
+	return kept;
+}
+
+/** Keeps a billed answer for `windowMs`; returns when it was answered by the store's clock. */
+export async function keepAnswer(store: DurableStore, questionKey: string, data: unknown, windowMs: number): Promise<number> {
+	const key = answerKey(questionKey);
+	return await store.update([key], (_values, now) => ({ writes: [{ key, value: JSON.stringify({ answeredAt: now, data }), ttlMs: windowMs }], result: now }));
+}
