@@ -30,7 +30,7 @@ const log = (text: string) => console.log(`[editor] ${text}`);
 
 /** The execution hint each example's lookup or send shows after a run from the editor. */
 const BILLS: Record<string, { node: string; hint: RegExp }> = {
-	dgwExamplePhones: { node: 'Identify Numbers', hint: /^5 free calls, 0 yuan .*; 3 repeated numbers answered without a new call$/ },
+	dgwExamplePhones: { node: 'Identify Numbers', hint: /^5 free calls, 0 yuan .*; 3 repeated numbers answered without a new call(; \d+ calls today)?$/ },
 	dgwExampleSend: { node: 'Send Code', hint: /^1 SMS sent, 1 message segment, 0\.035 yuan when delivered$/ },
 };
 
@@ -133,13 +133,16 @@ async function main() {
 
 		for (const example of examples) {
 			await check(`"${example.name}" executes green from the editor`, async () => {
-				const path = webhookPathOf(example);
+				// The SMS Trigger's path, or an n8n Webhook node's (the order example): the editor listens on its Test URL.
+				const webhookNode = example.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
+				const path = webhookPathOf(example) ?? (webhookNode ? `webhook/${String(webhookNode.parameters.path)}` : undefined);
+				const body = webhookNode ? { orderId: `editor-${Date.now()}`, company: '北京示例科技有限公司' } : callbackFor(example);
 				const callback = path
 					? async () => {
 							const response = await fetch(`${sandbox.url}/${path.replace(/^webhook\//, 'webhook-test/')}`, {
 								method: 'POST',
 								headers: { 'content-type': 'application/json', 'x-service-event': 'sms' },
-								body: JSON.stringify(callbackFor(example)),
+								body: JSON.stringify(body),
 							});
 							return { status: response.status, body: (await response.text()).slice(0, 300) };
 						}
