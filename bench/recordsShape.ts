@@ -1,0 +1,37 @@
+/** What section 9's parent (bench/records.ts) and each store's run (bench/recordsRun.ts) share. */
+export const RECORDS_SENDS = 20_000;
+export const RECORDS_BATCH = 500;
+export const RECORDS_WARM_UP = 100;
+
+export type RecordsStore = 'SQLite' | 'Redis' | 'memory';
+
+export interface RecordsChildInput {
+	store: RecordsStore;
+	emulatorUrl: string;
+	demo: { appCode: string; memberAppCode: string; signatureId: string; templateId: string };
+	redisUrl?: string;
+}
+
+export interface StoreRun {
+	store: RecordsStore;
+	/** The kind of store the records really used (DurableStore.kind), checked against `store`. */
+	storeKind: string;
+	node: string;
+	/** Time the records were at work, ÷ the execution's sends: median of the first three executions. */
+	firstMsPerSend: number;
+	/** The same, median of the last three. */
+	lastMsPerSend: number;
+	/** The whole execution's wall time ÷ its sends (engine, checks, HTTP, records), first and last three. */
+	firstWallMsPerSend: number;
+	lastWallMsPerSend: number;
+	/** The longest synchronous step of the store (it holds the event loop), in the last three executions: wall and main-thread CPU time. */
+	lastStoreStep: { wallMs: number; cpuMs: number };
+	/** The same over all executions. */
+	runStoreStep: { wallMs: number; cpuMs: number };
+	/** Longest event-loop delay of the whole process (engine, checks, HTTP, records), in the last three executions. */
+	lastProcessBlockMs: number;
+	bytesPerNumber: number;
+	sends: number;
+	failedItems: number;
+	totalSeconds: number;
+}
