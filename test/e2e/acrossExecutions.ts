@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 
 import { n8nCommand } from '../../scripts/n8n-runtime';
 import { importFile, manualStart, type MoneySafetyOptions } from './moneySafety';
+import { parsePrintedRun } from './printedRun';
 
 type Json = Record<string, unknown>;
 const FREE_QUOTA_CREDENTIAL = { id: 'dgw-free-quota', name: 'Data Gateway (free telephone quota of 100)' };
@@ -33,10 +34,7 @@ function lookupWorkflow(id: string, items: Json[], node: Json): Json {
 async function execute(options: MoneySafetyOptions, id: string): Promise<Json[]> {
 	const result = await n8nCommand(options.runtime, ['execute', `--id=${id}`, '--rawOutput'], options.environment);
 	assert.equal(result.code, 0, `n8n execute ${id} failed:\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-2000)}`);
-	// The printed run is pretty JSON from a line "{" to a line "}"; n8n may log more after it.
-	const start = result.stdout.search(/^[[{]\s*$/m);
-	const end = result.stdout.indexOf('\n}', start) + 2;
-	const run = JSON.parse(result.stdout.slice(start, end)) as { data: { resultData: { runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Json }>> } }>> } } };
+	const run = parsePrintedRun<{ data: { resultData: { runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Json }>> } }>> } } }>(result.stdout);
 	return (run.data.resultData.runData.Lookup?.[0]?.data?.main?.[0] ?? []).map((item) => item.json);
 }
 

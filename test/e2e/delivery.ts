@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ensureRuntime, n8nCommand, N8nRest, packPackage, setupOwner, startN8n, type Runtime } from '../../scripts/n8n-runtime';
 import { credentialNameFor, prepareSandbox, webhookPathOf, type ExampleWorkflow } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
+import { parsePrintedRun } from './printedRun';
 
 const HOUR = 3_600_000;
 const log = (text: string) => console.log(`[delivery e2e] ${text}`);
@@ -33,10 +34,10 @@ async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, t
 async function executeElsewhere(runtime: Runtime, workflowId: string, userFolder: string, nodeName: string): Promise<Array<Record<string, unknown>>> {
 	const result = await n8nCommand(runtime, ['execute', `--id=${workflowId}`, '--rawOutput'], { userFolder });
 	assert.equal(result.code, 0, `n8n execute failed:\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`);
-	const output = JSON.parse(result.stdout.slice(result.stdout.search(/^[[{]\s*$/m))) as {
+	const output = parsePrintedRun<{
 		status: string;
 		data: { resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>> } };
-	};
+	}>(result.stdout);
 	assert.equal(output.status, 'success', `${workflowId} ends green`);
 	return output.data.resultData.runData[nodeName][0].data.main[0].map((item) => item.json);
 }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { n8nCommand } from '../../scripts/n8n-runtime';
 import { codeVariable, sendParameters } from '../harness/sms';
 import { importFile, manualStart, workflow, type MoneySafetyOptions } from './moneySafety';
+import { parsePrintedRun } from './printedRun';
 
 type Json = Record<string, unknown>;
 
@@ -39,9 +40,7 @@ async function runBranching(options: ErrorOutputOptions, workflow: Json) {
 	const result = await n8nCommand(options.runtime, ['execute', `--id=${workflow.id}`, '--rawOutput'], options.environment);
 	const text = `${result.stdout}\n${result.stderr}`;
 	assert.equal(result.code, 0, `n8n execute ${workflow.id} failed:\n${text.slice(-3000)}`);
-	const start = result.stdout.search(/^[[{]\s*$/m);
-	assert.ok(start >= 0, `no JSON in n8n execute output:\n${result.stdout.slice(-2000)}`);
-	const run = JSON.parse(result.stdout.slice(start)) as PrintedRun;
+	const run = parsePrintedRun<PrintedRun>(result.stdout);
 	assert.equal(run.status, 'success', `${workflow.id} ended ${run.status}`);
 	const runData = run.data?.resultData?.runData ?? {};
 	const itemsOf = (name: string) => runData[name]?.[0]?.data?.main?.[0] ?? [];

@@ -16,20 +16,17 @@ import { startEmulator, type Emulator } from '../emulator/server';
 import { checkAcrossExecutions } from './acrossExecutions';
 import { checkErrorOutput } from './errorOutput';
 import { checkMoneySafety } from './moneySafety';
+import { parsePrintedRun } from './printedRun';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 
 /** `n8n execute --rawOutput` prints the run's result as JSON after its log lines. */
-function parseExecuteOutput(stdout: string): unknown {
-	const start = stdout.search(/^[[{]\s*$/m);
-	assert.ok(start >= 0, `no JSON in n8n execute output:\n${stdout.slice(-2000)}`);
-	return JSON.parse(stdout.slice(start));
-}
+
 
 async function executeExample(runtime: Runtime, workflowId: string, environment: { userFolder: string }) {
 	const result = await n8nCommand(runtime, ['execute', `--id=${workflowId}`, '--rawOutput'], environment);
 	assert.equal(result.code, 0, `n8n execute ${workflowId} failed:\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`);
-	const output = parseExecuteOutput(result.stdout) as { status?: string };
+	const output = parsePrintedRun(result.stdout) as { status?: string };
 	assert.equal(output.status, 'success', `${workflowId} ended ${output.status}`);
 	return { output, text: result.stdout };
 }

@@ -21,6 +21,15 @@ import { startSweep } from './sweep';
  * |                    | index and item; each message for the repeat window; per- | credential's Redis, n8n's queue Redis, an  |
  * |                    | number counts per calendar window; signature and         | SQLite file in n8n's user folder, else     |
  * |                    | template creates (store/sendRecords/)                    | this process's memory (said in the output) |
+ * | across executions  | paid answers for Reuse Answers For (hours), by           | the durable store, same pick               |
+ * |                    | credential, operation and request (lookups/reuse.ts)     |                                            |
+ * | across executions  | what each node output before, for Only New and Only When | the durable store, same pick; kept         |
+ * |                    | Changed, per node and key (lookups/onlyNew.ts)           | SEEN_DAYS after it was last seen           |
+ * | across executions  | telephone identifications per credential and China day   | the durable store, same pick; two days     |
+ * |                    | (lookups/telephoneQuota.ts)                              |                                            |
+ * | across executions  | each SMS with a task ID: its Reference, workflow and     | the store the SMS Trigger opens (n8n's     |
+ * |                    | execution, and whether its final report arrived, for 72 h| queue Redis, else SQLite, else memory;     |
+ * |                    | or the repeat window (store/sendsByTask.ts)              | never the credential's Redis)              |
  * | across executions  | callbacks that already started the trigger's workflow    | workflow static data, and per-process      |
  * |                    | (DataGatewaySmsTrigger/recentEvents.ts)                  | memory before it is saved                  |
  * | one n8n process    | HTTP connection pool, limiter per credential, Redis      | module memory (transport/pool.ts,          |
