@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkDetailVehicleType, checkPlate, PLATE_FIELD_DESCRIPTION } from '../../../shared/checks/vehicle';
+import { checkDetailVehicleType, checkPlate } from '../../../shared/checks/vehicle';
+import { plateNumberField } from '../plateNumberField';
 import { vehicleDetailSchema, type VehicleDetail } from '../../../shared/gateway/schemas/vehicle';
 import { friendlyVehicle } from '../../../shared/output/friendly';
 import { toCount, withIsoTimes } from '../../../shared/output/convert';
@@ -21,15 +22,7 @@ export const { description, execute, bill } = lookupOperation({
 	operation: 'vehicleDetail',
 	show: { resource: ['vehicle'], operation: ['getDetail'] },
 	fields: [
-		{
-			displayName: 'Plate Number',
-			name: 'carNumber',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: '京A12345',
-			description: PLATE_FIELD_DESCRIPTION,
-		},
+		plateNumberField,
 		{
 			displayName: 'Vehicle Type',
 			name: 'carType',

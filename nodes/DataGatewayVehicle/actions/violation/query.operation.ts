@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkNumberTail, checkPlate, checkViolationVehicleType, PLATE_FIELD_DESCRIPTION } from '../../../shared/checks/vehicle';
+import { checkNumberTail, checkPlate, checkViolationVehicleType } from '../../../shared/checks/vehicle';
+import { plateNumberField } from '../plateNumberField';
 import { violationsSchema, type Violations } from '../../../shared/gateway/schemas/vehicle';
 import { friendlyViolations } from '../../../shared/output/friendly';
 import { toCount, withIsoTimes } from '../../../shared/output/convert';
@@ -24,15 +25,7 @@ export const { description, execute, bill } = lookupOperation({
 	operation: 'violationQuery',
 	show: { resource: ['violation'], operation: ['query'] },
 	fields: [
-		{
-			displayName: 'Plate Number',
-			name: 'carNumber',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: '京A12345',
-			description: PLATE_FIELD_DESCRIPTION,
-		},
+		plateNumberField,
 		{
 			displayName: 'Engine Number Tail',
 			name: 'carEngineCode',
