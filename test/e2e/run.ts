@@ -17,6 +17,7 @@ import { checkAcrossExecutions } from './acrossExecutions';
 import { checkErrorOutput } from './errorOutput';
 import { checkMoneySafety } from './moneySafety';
 import { parsePrintedRun } from './printedRun';
+import { checkSameHostRace } from './sameHostRace';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 
@@ -80,6 +81,8 @@ async function checkLine(line: N8nLine, tarball: string) {
 		await checkErrorOutput({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Reuse, only new and the telephone quota between executions, each its own n8n process.
 		await checkAcrossExecutions({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
+		// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
+		await checkSameHostRace({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 
 		// 3. Real n8n with the triggers active: every callback starts exactly one execution.
 		const n8n = await startN8n(runtime, environment);
