@@ -133,7 +133,7 @@ export class DataGatewayApi implements ICredentialType {
 			default: '',
 			placeholder: 'redis://127.0.0.1:6379/0',
 			description:
-				"Redis shared by all n8n processes (queue mode's own works) for the rate limits and SMS send records; redis:// or rediss:// (TLS), /db picks the database. Empty: rate limits per process, send records in n8n's database.",
+				"A Redis every n8n process reaches (in queue mode, the Redis n8n already uses for its queue will do) for the rate limits and SMS send records; redis:// or rediss:// (TLS), /db picks the database. Empty: rate limits per process, send records in n8n's database.",
 		},
 		{
 			displayName: 'Shared Redis Password',

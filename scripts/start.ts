@@ -125,8 +125,10 @@ async function main() {
 	const triggerPaths = Object.values(examples)
 		.map(webhookPathOf)
 		.filter((path): path is string => path !== undefined);
-	// The emulator feeds both example triggers; a real gateway takes the one URL pasted into its settings.
-	if (!realGateway) emulator.configure({ callbackUrl: triggerPaths.map((path) => `http://127.0.0.1:${n8nPort}/${path}`).join(',') });
+	// The emulator feeds both example triggers, at their Production URLs and at their Test URLs, so a send made
+	// while the editor listens ("Execute step") reaches it; n8n answers 404 there otherwise. A real gateway takes one URL.
+	const callbackPaths = triggerPaths.flatMap((path) => [path, path.replace(/^webhook\//, 'webhook-test/')]);
+	if (!realGateway) emulator.configure({ callbackUrl: callbackPaths.map((path) => `http://127.0.0.1:${n8nPort}/${path}`).join(',') });
 
 	const lines = [
 		``,

@@ -4,6 +4,9 @@ import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } 
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
+import { PRICES_YUAN } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
@@ -12,7 +15,9 @@ export class DataGatewayEnterprise implements INodeType {
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
 		group: ['transform'],
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		documentationUrl: readmeUrl('data-gateway-enterprise'),
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },
 		usableAsTool: true,
@@ -22,6 +27,7 @@ export class DataGatewayEnterprise implements INodeType {
 				{ name: 'Registration', value: 'registration' },
 				{ name: 'Copyright', value: 'copyright' },
 			]),
+			priceNotice(`Get Registration ${PRICES_YUAN.enterpriseDetail} yuan per company found; copyrights ${PRICES_YUAN.enterpriseCopyright} yuan per page`, 'data-gateway-enterprise'),
 			...registration.description,
 			...copyright.description,
 		],

@@ -1,20 +1,26 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { readmeLink } from '../shared/n8n/readmeLink';
-import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
+import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
+import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
+import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('action'),
+		// 1.2: Template Variables opens on "From the Template"; saved nodes keep their form.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
 		group: ['output'],
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		documentationUrl: readmeUrl('data-gateway-sms'),
 		description:
 			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
 		defaults: { name: 'Data Gateway SMS' },
@@ -26,6 +32,10 @@ export class DataGatewaySms implements INodeType {
 				{ name: 'Signature', value: 'signature' },
 				{ name: 'Template', value: 'template' },
 			]),
+			priceNotice(
+				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, signatures and templates: free`,
+				'data-gateway-sms',
+			),
 			{
 				displayName: `Each item is texted at most once: Retry On Fail and retried executions do not send it twice. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
 				name: 'atMostOnceNotice',
@@ -39,7 +49,7 @@ export class DataGatewaySms implements INodeType {
 		],
 	};
 
-	methods = gatewayMethods;
+	methods = { ...gatewayMethods, resourceMapping: { [TEMPLATE_VARIABLES_METHOD]: templateVariableFields } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

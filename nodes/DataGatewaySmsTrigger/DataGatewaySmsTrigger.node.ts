@@ -8,7 +8,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { nodeSkeleton } from '../shared/n8n/description';
+import { NODE_VERSIONS_TO_1_2, nodeSkeleton } from '../shared/n8n/description';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 import { describeSchemaProblem } from '../shared/gateway/schemas/envelope';
 import { callbackSchemas } from '../shared/gateway/schemas/callbacks';
 import { presentReviewed, presentTask } from '../shared/output/smsObjects';
@@ -16,6 +17,8 @@ import { CALLBACK_ACTIONS, type CallbackAction } from '../shared/gateway/catalog
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
 import { isFirstStart } from './recentEvents';
+import { checkPathToken, presentedToken, WEBHOOK_PATH } from './callbackUrl';
+import { itemTime, notStartedWhileListening, receivedAt } from './listening';
 import { sendOfReport } from './sendOfReport';
 
 const STARTED_ANSWER = { received: true, started: true };
@@ -33,20 +36,23 @@ function isCallbackAction(value: unknown): value is CallbackAction {
 
 export class DataGatewaySmsTrigger implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('trigger'),
+		// 1.2: the URL Token in the URL path (the URLs n8n shows are complete), dates in China time.
+		...nodeSkeleton('trigger', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway SMS Trigger',
 		name: 'dataGatewaySmsTrigger',
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
 		group: ['trigger'],
-		subtitle: '={{ $parameter["events"].join(", ") }}',
-		description: 'Starts a workflow on SMS (短信) delivery reports and on signature and template review results',
+		subtitle: '={{ $parameter["events"].map((event) => ({ report: "delivery report", sign: "signature review", template: "template review" })[event] ?? event).join(", ") }}',
+		// n8n lists this node and Data Gateway SMS as one entry in the node creator, with this text: sending comes first.
+		description: 'Send SMS text messages (短信) with Data Gateway SMS; this trigger starts a workflow on their delivery reports and on signature and template review results',
+		documentationUrl: readmeUrl('data-gateway-sms-trigger'),
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		webhooks: [
 			{
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
-				path: 'data-gateway-sms',
+				path: WEBHOOK_PATH,
 				// The answer to a callback that started the workflow; n8n sends it after saving the static data.
 				responseData: `={{ ${JSON.stringify(STARTED_ANSWER)} }}`,
 			},
@@ -58,9 +64,11 @@ export class DataGatewaySmsTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
+				checkPathToken(this);
 				return true;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
+				checkPathToken(this);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
@@ -76,7 +84,10 @@ export class DataGatewaySmsTrigger implements INodeType {
 			response.status(status).json(body);
 			return { noWebhookResponse: true };
 		};
-		const notStarted = (reason: string) => reply(200, { received: true, started: false, reason });
+		const notStarted = (reason: string) => ({
+			...reply(200, { received: true, started: false, reason }),
+			workflowData: notStartedWhileListening(this, { reason, httpStatus: 200, action: actionOf(readBody) }),
+		});
 		const request = this.getRequestObject();
 		const body: BodySource = { parsed: this.getBodyData(), rawBody: request.rawBody };
 		// The gateway pushes each event once: a rejected one leaves a warning (never the body), and starts the workflow if asked.
@@ -89,8 +100,10 @@ export class DataGatewaySmsTrigger implements INodeType {
 			);
 			const answered = reply(rejection.status, { error: rejection.reason });
 			const options = this.getNodeParameter('options', {}) as IDataObject;
-			if (rejection.status !== 400 || options.outputRejected !== true) return answered;
-			return { ...answered, workflowData: [this.helpers.returnJsonArray([rejectedEvent(rejection, body, action)])] };
+			if (rejection.status !== 400 || options.outputRejected !== true) {
+				return { ...answered, workflowData: notStartedWhileListening(this, { reason: rejection.reason, httpStatus: rejection.status, action }) };
+			}
+			return { ...answered, workflowData: [this.helpers.returnJsonArray([{ ...rejectedEvent(rejection, body, action), receivedAt: receivedAt(this) }])] };
 		};
 
 		const guard = readGuard(this.getNodeParameter('security', {}) as IDataObject);
@@ -100,7 +113,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 		}
 		const rejection = rejectRequest(guard, {
 			sourceAddress: request.ip ?? request.socket?.remoteAddress,
-			query: this.getQueryData() as IDataObject,
+			query: { ...(this.getQueryData() as IDataObject), token: presentedToken(this) },
 			headers: this.getHeaderData() as IDataObject,
 		});
 		if (rejection) return reject(rejection);
@@ -124,6 +137,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 			const sendOf = await sendOfReport(this, parsed.data.sms);
 			if (sendOf.caughtUp) return notStarted('already output by Check Pending Deliveries');
 			send = sendOf.fields;
+			if (typeof send.sentAt === 'string') send.sentAt = itemTime(this, new Date(send.sentAt));
 			object = presentTask(parsed.data.sms);
 			const wanted = this.getNodeParameter('reportStatuses', []) as string[];
 			if (!wanted.includes(String(object.statusLabel))) return notStarted(`report status ${object.statusLabel} not selected`);
@@ -143,7 +157,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 		// above, so a repeat sent after this answer sees the event. webhookResponse is the same answer for callers that read it.
 		return {
 			webhookResponse: STARTED_ANSWER,
-			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, ...send, receivedAt: new Date().toISOString() }])],
+			workflowData: [this.helpers.returnJsonArray([{ event, action, [key]: object, ...send, receivedAt: receivedAt(this) }])],
 		};
 	}
 }

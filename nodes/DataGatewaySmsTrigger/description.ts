@@ -1,11 +1,12 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { forVersion } from '../shared/n8n/description';
 import { readmeLink } from '../shared/n8n/readmeLink';
+import { TOKEN_IN_PATH_VERSION } from './callbackUrl';
 
 export const DEFAULT_DUPLICATE_WINDOW_SECONDS = 600;
 
-/** The same in both versions' Security. */
+/** Versions 1 and 1.1: the token goes into the URL as ?token=…; from 1.2 it is a segment of the URL n8n shows. */
 const urlTokenOption: INodeProperties = {
 	displayName: 'URL Token',
 	name: 'token',
@@ -13,6 +14,17 @@ const urlTokenOption: INodeProperties = {
 	typeOptions: { password: true },
 	default: '',
 	description: 'A secret the callback URL must carry as ?token=…; add it to the URL you paste into the gateway. Otherwise 401.',
+};
+
+/** Version 1.2: a secret field like the others, yet readable in the URL shown above, where it is part of the path. */
+const pathTokenOption: INodeProperties = {
+	displayName: 'URL Token',
+	name: 'token',
+	type: 'string',
+	typeOptions: { password: true },
+	default: '',
+	placeholder: 'e.g. the output of openssl rand -hex 16',
+	description: 'A secret that becomes part of the callback URL shown above (letters, digits, - and _). A callback to any other URL is refused.',
 };
 
 const allowedIpsOption: INodeProperties = {
@@ -35,12 +47,12 @@ const securityBase = {
 	description: 'The gateway does not sign its callbacks, so choose one or more checks of your own',
 } satisfies Partial<INodeProperties>;
 
-/** Version 1.1's checks: the header's name and value are one pair, so neither can be set alone. */
-const securityProperty: INodeProperties = {
+/** Version 1.1's checks (1.2's with the token in the path): the header's name and value are one pair, so neither can be set alone. */
+const securityFrom1_1 = (tokenOption: INodeProperties, version: IDisplayOptions['show']): INodeProperties => ({
 	...securityBase,
-	displayOptions: forVersion(1.1),
+	displayOptions: { show: version },
 	options: [
-		urlTokenOption,
+		tokenOption,
 		{
 			displayName: 'Required Header',
 			name: 'header',
@@ -61,12 +73,26 @@ const securityProperty: INodeProperties = {
 		},
 		allowedIpsOption,
 	],
-};
+});
 
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName: `Paste the Production URL (with ?token=… when a URL Token is set) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
 		name: 'setupNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '@version': [{ _cnd: { lt: TOKEN_IN_PATH_VERSION } }] } },
+	},
+	{
+		displayName: `Copy the Production URL above (a URL Token is part of it) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
+		name: 'setupNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] } },
+	},
+	{
+		displayName: `If the URLs above start with http://localhost, the gateway cannot reach them: set WEBHOOK_URL to n8n's public address. ${readmeLink('data-gateway-sms-trigger', 'How')}`,
+		name: 'localhostNotice',
 		type: 'notice',
 		default: '',
 	},
@@ -135,7 +161,8 @@ export const triggerProperties: INodeProperties[] = [
 			urlTokenOption,
 		],
 	},
-	securityProperty,
+	securityFrom1_1(urlTokenOption, { '@version': [1.1] }),
+	securityFrom1_1(pathTokenOption, { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] }),
 	{
 		displayName: 'Options',
 		name: 'options',

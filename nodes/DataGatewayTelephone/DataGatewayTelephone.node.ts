@@ -3,6 +3,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
+import { TELEPHONE_FREE_DAILY_CALLS } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayTelephone implements INodeType {
 	description: INodeTypeDescription = {
@@ -11,13 +14,16 @@ export class DataGatewayTelephone implements INodeType {
 		name: 'dataGatewayTelephone',
 		icon: { light: 'file:dataGatewayTelephone.svg', dark: 'file:dataGatewayTelephone.dark.svg' },
 		group: ['transform'],
-		subtitle: 'Identify Number',
+		// As the other nodes' "operation: resource"; this node has one resource.
+		subtitle: '={{ $parameter["operation"] + ": phone number" }}',
+		documentationUrl: readmeUrl('data-gateway-telephone'),
 		description:
 			'Identify a mobile or landline phone number: region, carrier, and whether users reported it as fraud, spam, marketing or advertising',
 		defaults: { name: 'Data Gateway Telephone' },
 		usableAsTool: true,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
+			priceNotice(`Identify is free for ${TELEPHONE_FREE_DAILY_CALLS} calls a day (without limit for members)`, 'data-gateway-telephone'),
 			{
 				displayName: 'Operation',
 				name: 'operation',

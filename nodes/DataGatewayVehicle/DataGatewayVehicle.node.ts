@@ -2,6 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 
 import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import { router } from './actions/router';
+import { PRICES_YUAN } from '../shared/gateway/catalog';
+import { priceNotice } from '../shared/n8n/priceNotice';
+import { readmeUrl } from '../shared/n8n/readmeLink';
 import * as vehicle from './actions/vehicle';
 import * as violation from './actions/violation';
 
@@ -12,7 +15,9 @@ export class DataGatewayVehicle implements INodeType {
 		name: 'dataGatewayVehicle',
 		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },
 		group: ['transform'],
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		documentationUrl: readmeUrl('data-gateway-vehicle'),
 		description: 'Look up traffic violations and vehicle registration details by plate number',
 		defaults: { name: 'Data Gateway Vehicle' },
 		usableAsTool: true,
@@ -22,6 +27,7 @@ export class DataGatewayVehicle implements INodeType {
 				{ name: 'Violation', value: 'violation' },
 				{ name: 'Vehicle', value: 'vehicle' },
 			]),
+			priceNotice(`Query Violations ${PRICES_YUAN.violationQuery} yuan and Get Vehicle Detail ${PRICES_YUAN.vehicleDetail} yuan per answered call; support rules free`, 'data-gateway-vehicle'),
 			...violation.description,
 			...vehicle.description,
 		],

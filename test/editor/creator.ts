@@ -10,7 +10,8 @@ const ACTIONS: Record<string, string[]> = {
 	'Data Gateway Vehicle': ['Get violation support rules', 'Query violations of a vehicle', 'Get vehicle detail'],
 	'Data Gateway Enterprise': ['Get company registration details', 'Get many copyright registrations'],
 	'Data Gateway Telephone': ['Identify a phone number'],
-	'Data Gateway SMS': ['Send an SMS', 'Send an SMS and check delivery', 'Get the status of a message', 'Create a signature', 'Get a template'],
+	// In the order of the node's options (alphabetical: n8n's linter wants five or more so), then signatures and templates.
+	'Data Gateway SMS': ['Check pending deliveries', 'Get the status of a message', 'Preview an SMS without sending', 'Send an SMS', 'Send an SMS and check delivery', 'Create a signature', 'Get a template'],
 };
 
 const itemNames = (page: Page) => page.locator('[data-test-id="node-creator-item-name"]');
@@ -42,13 +43,21 @@ export async function checkNodeCreator(page: Page, url: string, workflowId: stri
 		await panel.getByText(actions[0], { exact: true }).waitFor();
 		const text = await panel.innerText();
 		for (const action of actions) assert.ok(text.includes(action), `${name} lists "${action}":\n${text}`);
+		const positions = actions.map((action) => text.indexOf(action));
+		assert.deepEqual([...positions].sort((a, b) => a - b), positions, `${name} lists its actions in this order: ${actions.join(', ')}\n${text}`);
 		if (name === 'Data Gateway SMS') assert.match(text, /Triggers \(3\)/, 'the SMS entry lists the trigger events');
 		await screenshot(page, `creator-${name.split(' ').pop()?.toLowerCase()}`);
 	}
 	await page.goto(`${url}/workflow/${workflowId}`);
-	for (const words of ['短信', 'text message']) {
+	for (const words of ['sms', '短信', 'text message', 'phone', 'verification code']) {
 		await search(page, words);
 		assert.ok((await itemNames(page).allInnerTexts()).includes('Data Gateway SMS'), `search "${words}" finds Data Gateway SMS`);
+		if (words === 'sms') {
+			const entry = page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Data Gateway SMS$/ }).locator('xpath=ancestor::*[.//*[@data-test-id="node-creator-item-description"]][1]');
+			const description = await entry.locator('[data-test-id="node-creator-item-description"]').first().innerText().catch(() => '');
+			await screenshot(page, 'creator-search-sms');
+			assert.match(description, /^Send SMS/, `the SMS entry speaks of sending first: "${description}"`);
+		}
 	}
 	await page.keyboard.press('Escape');
 }

@@ -19,6 +19,7 @@ import { CREDENTIAL_ID, credentialNameFor, loadExamples, SANDBOX_OWNER, webhookP
 import { newSandbox, npmStart, stopAll, waitReady, type NpmStart } from '../sandbox/npmStart';
 import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
+import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkSubtitlesAndDocs, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -29,7 +30,7 @@ const log = (text: string) => console.log(`[editor] ${text}`);
 
 /** The execution hint each example's lookup or send shows after a run from the editor. */
 const BILLS: Record<string, { node: string; hint: RegExp }> = {
-	dgwExamplePhones: { node: 'Identify Numbers', hint: /^5 free calls, 0 yuan .*; 3 repeated numbers answered without a new call$/ },
+	dgwExamplePhones: { node: 'Identify Numbers', hint: /^5 free calls, 0 yuan .*; 3 repeated numbers answered without a new call(; \d+ calls today)?$/ },
 	dgwExampleSend: { node: 'Send Code', hint: /^1 SMS sent, 1 message segment, 0\.035 yuan when delivered$/ },
 };
 
@@ -132,13 +133,16 @@ async function main() {
 
 		for (const example of examples) {
 			await check(`"${example.name}" executes green from the editor`, async () => {
-				const path = webhookPathOf(example);
+				// The SMS Trigger's path, or an n8n Webhook node's (the order example): the editor listens on its Test URL.
+				const webhookNode = example.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
+				const path = webhookPathOf(example) ?? (webhookNode ? `webhook/${String(webhookNode.parameters.path)}` : undefined);
+				const body = webhookNode ? { orderId: `editor-${Date.now()}`, company: '北京示例科技有限公司' } : callbackFor(example);
 				const callback = path
 					? async () => {
 							const response = await fetch(`${sandbox.url}/${path.replace(/^webhook\//, 'webhook-test/')}`, {
 								method: 'POST',
 								headers: { 'content-type': 'application/json', 'x-service-event': 'sms' },
-								body: JSON.stringify(callbackFor(example)),
+								body: JSON.stringify(body),
 							});
 							return { status: response.status, body: (await response.text()).slice(0, 300) };
 						}
@@ -168,6 +172,17 @@ async function main() {
 			assert.match(text, /The Test URL listens only after "Execute step"/);
 			assert.ok((text.match(/Execute step/g) ?? []).length >= 2, `the panel shows an "Execute step" button besides the notice:\n${text}`);
 		});
+
+		const credential = { id: CREDENTIAL_ID, name: credentialNameFor(sandbox.emulatorUrl, true) };
+		await check("a new SMS node offers its template's variables by name and shows the prices", async () => await checkSmsForm(page, rest, sandbox.url, credential));
+		await check('Preview shows the exact message and its cost, and sends nothing', async () => await checkPreview(page, rest, sandbox.url, credential, sandbox.emulatorUrl));
+		await check('a second test send is skipped with a warning that says how to send again', async () => await checkRepeatWarning(page, rest, sandbox.url, credential));
+		await check("a new SMS Trigger's URL carries its token; callbacks that start nothing show while listening; a send reaches the Test URL", async () => {
+			const trigger = await checkTriggerUrl(page, rest, sandbox.url);
+			await checkRefusedWhileListening(page, rest, sandbox.url, trigger);
+			await checkTestUrlGetsSends(page, rest, sandbox.url, credential);
+		});
+		await check('canvas subtitles read "operation: resource" in words; Docs links keep their #section', async () => await checkSubtitlesAndDocs(page, sandbox.url));
 
 		await check('"Continue (using error output)" shows the failed item on the Error branch', async () => {
 			try {

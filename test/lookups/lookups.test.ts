@@ -202,11 +202,13 @@ describe('batches', () => {
 			[{ plate: '京A12345', type: '02' }, { plate: '京A12345', type: '77' }, { plate: '粤BD12345', type: '' }],
 			{ continueOnFail: true },
 		);
-		expect(plates.json().map((item) => item.carNumber ?? item.error)).toEqual([
+		// The failed item keeps its plate (carNumber) beside the error.
+		expect(plates.json().map((item) => item.error ?? item.carNumber)).toEqual([
 			'京A12345',
 			expect.stringMatching(/^Item 2: Vehicle Type "77" is not one of the codes/),
 			'粤BD12345',
 		]);
+		expect(plates.json()[1].carNumber).toBe('京A12345');
 		expect(pairedItems(plates)).toEqual([0, 1, 2].map((item) => ({ item })));
 		expect(emulator.ledger().byPath['/luoz/query']).toMatchObject({ calls: 2, billedCalls: 2 });
 	});

@@ -171,6 +171,7 @@ describe('the bill at a glance: an execution hint after every run', () => {
 			signId: emulator.demo.signatureId,
 			templateId: emulator.demo.templateId,
 			phone: '={{ $json.phone }}',
+			variablesInput: 'keyValue',
 			variables: { variable: [{ name: 'code', value: '1234' }] },
 			sendOptions: { readTemplate: true },
 		};

@@ -40,7 +40,8 @@ describe('Continue (using error output): failed items leave on the error output,
 		expect(pairedIndexes(success)).toEqual([0, 2]);
 		expect(success.map((item) => (item.json.data as IDataObject).name)).toEqual(['北京示例科技有限公司', '上海示例贸易有限公司']);
 		expect(pairedIndexes(failed)).toEqual([1]);
-		// n8n shows the error's message in the json, and its description and context beside it.
+		// n8n shows the error's message in the json, and its description and context beside it. It replaces the json
+		// of every item that carries an error by { error: message } (normalizeNodeErrors), so nothing else survives there.
 		expect(failed[0].json).toEqual({ error: expect.stringContaining('Get Enterprise Detail failed: gateway code 20004') });
 		expect(failed[0].error).toMatchObject({ description: expect.stringContaining('The gateway refused'), context: { gatewayCode: 20004, itemIndex: 1 } });
 		expect(emulator.ledger().byPath['/enterprise/detail_info']).toMatchObject({ calls: 3, billedCalls: 2 });
@@ -96,7 +97,9 @@ describe('Continue (using error output): failed items leave on the error output,
 		const items = result.items();
 		expect(items[1].error).toBeUndefined();
 		expect(pairedIndexes(items)).toEqual([0, 1, 2]);
+		// The failed item keeps the input that names it (the keyword) beside the error.
 		expect(items[1].json).toEqual({
+			keyword: 'notfound 公司',
 			error: expect.stringContaining('no enterprise matches the keyword'),
 			errorDescription: expect.stringContaining('The gateway refused the request'),
 			gatewayCode: 20004,
@@ -125,5 +128,13 @@ describe('Continue (using error output): failed items leave on the error output,
 		for (const fragment of [appCode, appCode.slice(0, 8), appCode.slice(-8)]) {
 			expect(texts.filter((text) => text.includes(fragment))).toEqual([]);
 		}
+	});
+
+	it('Continue (regular output): a failed SMS item keeps its phone number, a failed status query its task ID', async () => {
+		const sent = await run(sms, send(), phones, { onError: 'continueRegularOutput' }, emulator.demo.appCode);
+		expect(sent.items()[1].json).toMatchObject({ phone: '12345', error: expect.stringMatching(/Item 2: Phone Number/) });
+		expect(sent.items()[0].json).not.toHaveProperty('error');
+		const status = await run(sms, { resource: 'message', operation: 'getStatus', taskId: '={{ $json.taskId }}' }, [{ taskId: '' }], { onError: 'continueRegularOutput' }, emulator.demo.appCode);
+		expect(status.items()[0].json).toMatchObject({ taskId: '', error: expect.any(String) });
 	});
 });

@@ -168,7 +168,8 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 		staticData: options.staticData ?? {},
 		settings: { executionOrder: 'v1' },
 	});
-	const path = `${node.webhookId}/${String(webhookDescription.path)}`;
+	// The path may be an expression of the node's parameters (the trigger's token from 1.2): resolved as n8n resolves it.
+	const path = `${node.webhookId}/${String(workflow.expression.getSimpleParameterValue(node, webhookDescription.path, mode, {}))}`;
 	const starts: INodeExecutionData[][][] = [];
 	const failures: Error[] = [];
 	const logs: WebhookServer['logs'] = [];

@@ -46,9 +46,9 @@ describe('what the editor shows', () => {
 		}
 	});
 
-	it('every action node has versions 1 and 1.1 (Enterprise and Telephone also 1.2), new nodes get the newest, and each lists its actions in the node creator', () => {
+	it('every action node has versions 1 and 1.1 (Enterprise, Telephone and SMS also 1.2), new nodes get the newest, and each lists its actions in the node creator', () => {
 		for (const node of actionNodes) {
-			const newest = ['dataGatewayEnterprise', 'dataGatewayTelephone'].includes(node.description.name) ? 1.2 : 1.1;
+			const newest = ['dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms'].includes(node.description.name) ? 1.2 : 1.1;
 			expect(node.description.version).toEqual(newest === 1.2 ? [1, 1.1, 1.2] : [1, 1.1]);
 			expect(node.description.defaultVersion).toBe(newest);
 			const operations = node.description.properties.filter((property) => property.name === 'operation');
@@ -68,7 +68,9 @@ describe('what the editor shows', () => {
 	});
 
 	it('Signature ID and Template ID: number fields in version 1, required text fields with a hint in 1.1', () => {
-		const fields = allProperties(new DataGatewaySms().description.properties).filter((property) => property.name === 'signId' || property.name === 'templateId');
+		// Send's fields (Preview shows the same ones).
+		const forSend = (property: INodeProperties) => ((property.displayOptions?.show?.operation ?? []) as string[]).includes('send');
+		const fields = allProperties(new DataGatewaySms().description.properties).filter((property) => (property.name === 'signId' || property.name === 'templateId') && forSend(property));
 		const v11 = fields.filter((field) => JSON.stringify(field.displayOptions).includes('gte'));
 		expect(v11.map((field) => field.name)).toEqual(['signId', 'templateId']);
 		for (const field of v11) expect(field).toMatchObject({ type: 'string', default: '', required: true, hint: expect.stringMatching(/gateway console, or with (Signature|Template) → Get/) });

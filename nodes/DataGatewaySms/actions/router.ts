@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { routeOperation } from '../../shared/n8n/router';
 import * as checkPendingDeliveries from './message/checkPending.operation';
 import * as getStatus from './message/getStatus.operation';
+import * as preview from './message/preview.operation';
 import * as send from './message/send.operation';
 import * as sendAndCheck from './message/sendAndCheck.operation';
 import * as createSignature from './signature/create.operation';
@@ -16,7 +17,7 @@ import * as updateTemplate from './template/update.operation';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
-		message: { send, sendAndCheck, getStatus, checkPendingDeliveries },
+		message: { send, sendAndCheck, getStatus, checkPendingDeliveries, preview },
 		signature: { create: createSignature, get: getSignature, update: updateSignature, delete: deleteSignature },
 		template: { create: createTemplate, get: getTemplate, update: updateTemplate, delete: deleteTemplate },
 	});

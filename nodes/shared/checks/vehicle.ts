@@ -31,7 +31,7 @@ export function checkPlate(input: string): CheckResult {
 	if (!PLATES.some((form) => form.test(plate))) {
 		return {
 			ok: false,
-			value: `"${input}" is not a plate number: a province character, a letter, then 5 letters or digits (6 for new-energy plates), e.g. 京A12345 or 粤BD12345; or 4 and a closing character such as 京A1234学, 粤Z1234港; or an embassy plate such as 使123456`,
+			value: `"${input}" is not a plate number. Accepted: 京A12345 (province character, letter, 5 letters or digits), 粤BD12345 (new-energy: 6), 京A1234学 (4 letters or digits, then 学, 警, 挂, 港, 澳, 领 or 试), 使123456 (embassy)`,
 		};
 	}
 	return { ok: true, value: plate };

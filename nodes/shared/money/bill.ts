@@ -58,7 +58,8 @@ export function noteLookupRun(ctx: IExecuteFunctions, note: Pick<Tally, 'answere
 	Object.assign(tallyOf(ctx), note);
 }
 
-const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
+/** An item that reports a failed input item (from runForEachItem under Continue On Fail). */
+export const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
 
 /** Input items that got an answer, and input items that failed. */
 export function countItems(items: INodeExecutionData[]) {
@@ -149,14 +150,36 @@ export function smsBill(items: INodeExecutionData[]): string {
 	return parts.join('; ');
 }
 
-/** Which bill an operation gets: a paid or free lookup, an SMS send, or a free query. */
-export type BillKind = OperationName | 'sms' | 'free';
+/** The bill of an SMS preview: nothing sent, and what sending the previewed items would cost. */
+export function smsPreviewBill(items: INodeExecutionData[]): string {
+	const previews = items.filter((item) => !isErrorItem(item)).map((item) => item.json as IDataObject);
+	const segments = previews.reduce((sum, json) => sum + (Number(json.segments) || 0), 0);
+	const yuan = previews.reduce((sum, json) => sum + (Number(json.estimatedCostYuan) || 0), 0);
+	const failed = countItems(items).failed;
+	const parts = [`Preview only: no SMS sent, 0 yuan; sending these ${plural(previews.length, 'SMS', 'SMS')} would cost ${roundYuan(yuan)} yuan when delivered (${plural(segments, 'message segment')})`];
+	if (failed > 0) parts.push(`${plural(failed, 'item')} would be refused`);
+	return parts.join('; ');
+}
+
+/**
+ * Items a send skipped as a repeat of an earlier execution: said as a warning, with how to send
+ * again, since a deliberate second test send from the editor is skipped too.
+ */
+export function repeatWarning(items: INodeExecutionData[]): string | undefined {
+	const repeats = items.filter((item) => !isErrorItem(item) && item.json.skippedAsRepeat === true).length;
+	if (repeats === 0) return undefined;
+	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
+}
+
+/** Which bill an operation gets: a paid or free lookup, an SMS send or preview, or a free query. */
+export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free';
 
 /** The bill kind of a node's resource and operation. */
 
 /** The run's bill as one line. */
 export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
 	if (kind === 'sms') return smsBill(items);
+	if (kind === 'smsPreview') return smsPreviewBill(items);
 	const counted = countItems(items);
 	if (kind === 'free') return lookupBill('smsStatus', counted.answered, 0, counted.failed);
 	const tally = tallyOf(ctx);
@@ -174,6 +197,8 @@ export function addBillHint(ctx: IExecuteFunctions, kind: BillKind, items: INode
 	if (typeof ctx.addExecutionHints !== 'function') return;
 	try {
 		ctx.addExecutionHints({ message: billText(ctx, kind, items), type: 'info', location: 'outputPane' });
+		const repeats = kind === 'sms' ? repeatWarning(items) : undefined;
+		if (repeats) ctx.addExecutionHints({ message: repeats, type: 'warning', location: 'outputPane' });
 	} catch {
 		// The hint is a courtesy: it must never fail a run that succeeded.
 	}

@@ -25,9 +25,11 @@ export const NODE_VERSIONS = [1, 1.1];
 export const LATEST_NODE_VERSION = 1.1;
 
 /**
- * Version 1.2, of the Enterprise and Telephone nodes only: copyright records carry one cost column
- * (`costYuan`) that adds up to the bill, and Telephone's simplified record keeps the number as
- * given (`phoneAsGiven`) beside the normalised `phone`. Workflows saved with 1.1 keep their output.
+ * Version 1.2, of four nodes; workflows saved with 1.1 keep their output and form. Enterprise:
+ * copyright records carry one cost column (`costYuan`) that adds up to the bill. Telephone: the
+ * simplified record keeps the number as given (`phoneAsGiven`) beside the normalised `phone`. SMS:
+ * Template Variables opens on "From the Template". SMS Trigger: the URL Token is part of the
+ * webhook path, and `receivedAt` is China time.
  */
 export const NODE_VERSIONS_TO_1_2 = [1, 1.1, 1.2];
 export const NODE_VERSION_1_2 = 1.2;
@@ -36,7 +38,7 @@ export const NODE_VERSION_1_2 = 1.2;
  * What every node of the package has in common: its versions and, for action nodes, one main input
  * and output. Each node file spreads this and adds its own name, texts and properties; the icon,
  * `usableAsTool` and the credential stay written out there because n8n's linter reads them from the node file.
- * `versions`: NODE_VERSIONS_TO_1_2 for the Enterprise and Telephone nodes; new nodes get the newest.
+ * `versions`: NODE_VERSIONS_TO_1_2 for the Enterprise, Telephone, SMS and SMS Trigger nodes; new nodes get the newest.
  */
 export function nodeSkeleton(kind: 'action' | 'trigger', versions: number[] = NODE_VERSIONS): Pick<INodeTypeDescription, 'version' | 'defaultVersion' | 'inputs' | 'outputs'> {
 	return { version: versions, defaultVersion: Math.max(...versions), inputs: kind === 'trigger' ? [] : mainConnection, outputs: mainConnection };

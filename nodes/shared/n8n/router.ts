@@ -1,6 +1,6 @@
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { addBillHint, type BillKind } from '../money/bill';
+import { addBillHint, isErrorItem, type BillKind } from '../money/bill';
 
 export interface OperationModule {
 	execute(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
@@ -22,5 +22,38 @@ export async function routeOperation(
 	}
 	const items = await module.execute.call(ctx);
 	addBillHint(ctx, module.bill ?? 'free', items);
-	return [items];
+	return [withIdentifyingInput(ctx, items)];
+}
+
+/**
+ * The fields that name an item: the number texted or identified, the plate, the company keyword,
+ * the task or the signature/template ID. Whichever of them the operation shows is copied onto the
+ * item's error item, so a step after it needs no lookup through pairedItem.
+ */
+export const IDENTIFYING_PARAMETERS = ['phone', 'phoneNumber', 'carNumber', 'keyword', 'taskId', 'id'] as const;
+
+/**
+ * Adds the identifying input beside `error` on the error items of "Continue (regular output)".
+ * Under "Continue (using error output)" the item carries `INodeExecutionData.error`, and n8n
+ * (1.123 and 2.41, normalizeNodeErrors) then replaces its json by `{ error: message }`: fields
+ * added there would never reach the next node, so those items are left as they are.
+ */
+function withIdentifyingInput(ctx: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[] {
+	const shown = IDENTIFYING_PARAMETERS.filter((name) => name in ctx.getNode().parameters);
+	const named = (item: INodeExecutionData) => item.error === undefined && isErrorItem(item);
+	if (shown.length === 0 || !items.some(named)) return items;
+	return items.map((item, index) => {
+		if (!named(item)) return item;
+		const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+		const itemIndex = typeof paired === 'number' ? paired : (paired?.item ?? index);
+		const input: IDataObject = {};
+		for (const name of shown) {
+			try {
+				input[name] = ctx.getNodeParameter(name, itemIndex) as IDataObject[string];
+			} catch {
+				// An expression that fails for this item: the error already says so.
+			}
+		}
+		return { ...item, json: { ...input, ...item.json } };
+	});
 }

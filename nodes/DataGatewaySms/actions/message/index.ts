@@ -2,10 +2,11 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as checkPendingDeliveries from './checkPending.operation';
 import * as getStatus from './getStatus.operation';
+import * as preview from './preview.operation';
 import * as send from './send.operation';
 import * as sendAndCheck from './sendAndCheck.operation';
 
-export { checkPendingDeliveries, getStatus, send, sendAndCheck };
+export { checkPendingDeliveries, getStatus, preview, send, sendAndCheck };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +15,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
+		// n8n's linter wants five or more options alphabetical, so Send no longer leads the node creator's list.
 		options: [
 			{
 				name: 'Check Pending Deliveries',
@@ -26,6 +28,12 @@ export const description: INodeProperties[] = [
 				value: 'getStatus',
 				description: 'Get the delivery status of a sent message by its task ID',
 				action: 'Get the status of a message',
+			},
+			{
+				name: 'Preview',
+				value: 'preview',
+				description: 'Show each item\'s exact message, its length, segments and cost, and send nothing (free)',
+				action: 'Preview an SMS without sending',
 			},
 			{
 				name: 'Send',
@@ -46,4 +54,5 @@ export const description: INodeProperties[] = [
 	...sendAndCheck.description,
 	...getStatus.description,
 	...checkPendingDeliveries.description,
+	...preview.description,
 ];

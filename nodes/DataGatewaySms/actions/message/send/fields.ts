@@ -1,6 +1,7 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { forVersion } from '../../../../shared/n8n/description';
+import { templateVariablesField, variablesInputFields } from '../templateVariables';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
@@ -16,7 +17,7 @@ function idFields(name: string, displayName: string, noun: string, show: NonNull
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: '12',
+			placeholder: noun === 'signature' ? 'e.g. 12, an approved signature' : 'e.g. 34, an approved template',
 			description,
 			hint: noun === 'signature' ? ID_HINT : ID_HINT.replace('Signature → Get', 'Template → Get'),
 			displayOptions: forVersion(1.1, { show }),
@@ -36,23 +37,12 @@ export function sendFields(operations: string[]): INodeProperties[] {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: '13800138000',
+			placeholder: 'e.g. 13800138000',
 			description: 'A mainland mobile number. Spaces, dashes and a +86 prefix are removed.',
 			displayOptions: { show },
 		},
-		{
-			displayName: 'Template Variables',
-			name: 'variablesInput',
-			type: 'options',
-			options: [
-				{ name: 'None', value: 'none', description: 'The template has no variables' },
-				{ name: 'Key-Value Pairs', value: 'keyValue' },
-				{ name: 'JSON', value: 'json' },
-			],
-			default: 'keyValue',
-			description: 'How to give the values of the template\'s ${name} placeholders. With none, no params are sent.',
-			displayOptions: { show },
-		},
+		...variablesInputFields(show),
+		templateVariablesField(show),
 		{
 			displayName: 'Variables',
 			name: 'variables',
@@ -72,7 +62,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 							name: 'name',
 							type: 'string',
 							default: '',
-							placeholder: 'code',
+							placeholder: 'e.g. code',
 							description: 'The placeholder name without ${ }: letters and underscore only',
 						},
 						{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'The text to put in its place' },

@@ -7,6 +7,7 @@ import { signatureSchema, templateSchema } from '../../../../shared/gateway/sche
 import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
 import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
 import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
+import { readTemplateVariables } from '../templateVariables';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './run';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
@@ -14,6 +15,7 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 		inputError(ctx.getNode(), itemIndex, 'Variables', problem, 'Give an object of names and text values, e.g. {"code": "1234"}.');
 	const input = ctx.getNodeParameter('variablesInput', itemIndex, 'keyValue') as string;
 	if (input === 'none') return {};
+	if (input === 'template') return readTemplateVariables(ctx, itemIndex);
 	if (input === 'json') {
 		let value = ctx.getNodeParameter('variablesJson', itemIndex, '{}') as unknown;
 		if (typeof value === 'string') {
@@ -52,8 +54,12 @@ function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: 
 	return checked.id;
 }
 
-/** The item's request from its fields, checked: number, IDs and variables. */
-function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
+/** The item's request from its fields, checked: number, IDs and variables. Preview reads it too. */
+export function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
+	const unset = (name: string) => ['', '0'].includes(String(ctx.getNodeParameter(name, itemIndex, '') ?? '').trim());
+	if (unset('signId') && unset('templateId')) {
+		throw inputError(ctx.getNode(), itemIndex, 'Signature ID and Template ID', 'are both empty or 0', 'Enter the numeric IDs of an approved signature and template: find them in the gateway console, or with Signature → Get and Template → Get.');
+	}
 	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
 	const templateId = readId(ctx, itemIndex, 'templateId', 'Template ID');
 	const phone = checkMobileNumber(ctx.getNodeParameter('phone', itemIndex, '') as string);
@@ -144,7 +150,7 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 	}
 }
 
-function notApprovedProblem(id: number, status: number | null | undefined, reason: string | null | undefined): string | undefined {
+export function notApprovedProblem(id: number, status: number | null | undefined, reason: string | null | undefined): string | undefined {
 	if (status === undefined || status === null || status === REVIEW_STATUS.approved) return undefined;
 	const label = REVIEW_STATUS_LABELS[String(status)] ?? `in status ${status}`;
 	return `${id} is ${label}${reason ? ` (${reason})` : ''}; the gateway sends only with an approved one`;

@@ -1,0 +1,56 @@
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+
+import { checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../shared/checks/sms';
+import { signatureSchema, templateSchema } from '../../../shared/gateway/schemas/sms';
+import type { BillKind } from '../../../shared/money/bill';
+import { runForEachItem } from '../../../shared/n8n/batch';
+import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
+import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { sendFields } from './send/fields';
+import { notApprovedProblem, readRequest } from './send/plan';
+
+/**
+ * Preview is an operation of its own rather than an option of Send: its node has no sending code
+ * path, so a preview can never text anyone by a switch left on or an expression, and its output
+ * (the message) differs from a send's (the task ID).
+ */
+export const bill: BillKind = 'smsPreview';
+
+/** Send's fields (the same names, so switching between Send and Preview keeps what was filled in), without its sending options. */
+export const description: INodeProperties[] = sendFields(['preview']).filter((property) => property.name !== 'sendOptions');
+
+/** Per item: the exact message (signature + template with the item's values), its length, segments and cost. Sends nothing. */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const options = callOptions(this);
+	const answers = executionMemory(this).answers;
+	const runId = runIdOf(this);
+	// Free queries, asked once per execution for every item with the same IDs.
+	const read = <T>(operation: 'signatureGet' | 'templateGet', id: number, schema: typeof signatureSchema | typeof templateSchema) => {
+		const params = { id: String(id) };
+		return sharedAnswer(answers, client.questionKey(operation, params), runId, async () => (await client.call(operation, params, schema, options)).data as T).answer;
+	};
+	return await runForEachItem(this, {
+		concurrency: client.settings.limiter.maxConcurrent,
+		plan: (itemIndex) => readRequest(this, itemIndex),
+		execute: async ({ request, variables }, itemIndex) => {
+			const [signature, template] = await Promise.all([
+				read<{ name?: string | null; status?: number | null; error?: string | null }>('signatureGet', request.signId, signatureSchema),
+				read<{ content?: string | null; status?: number | null; error?: string | null }>('templateGet', request.templateId, templateSchema),
+			]);
+			const refuse = (field: string, problem: string, fix: string) =>
+				new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: ${field} ${problem}`, { description: `${fix} Sending this item would be refused before paying.`, itemIndex });
+			const signatureProblem = notApprovedProblem(request.signId, signature.status, signature.error);
+			if (signatureProblem) throw refuse('Signature ID', signatureProblem, 'Wait for the review to end (Signature > Get shows it) or use an approved signature.');
+			const templateProblem = notApprovedProblem(request.templateId, template.status, template.error);
+			if (templateProblem) throw refuse('Template ID', templateProblem, 'Wait for the review to end (Template > Get shows it) or use an approved template.');
+			const content = template.content ?? '';
+			const mismatch = checkVariablesAgainstTemplate(content, variables);
+			if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${content}`);
+			const signatureText = signature.name ?? '';
+			const rendered = renderTemplate(content, variables);
+			return { phone: request.phone, signId: request.signId, templateId: request.templateId, message: `【${signatureText}】${rendered}`, ...messageSize(signatureText, rendered), sent: false };
+		},
+		output: (preview) => preview as IDataObject,
+	});
+}

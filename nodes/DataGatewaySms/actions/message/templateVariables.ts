@@ -1,0 +1,109 @@
+import { NodeOperationError, type IExecuteFunctions, type ILoadOptionsFunctions, type INodeProperties, type ResourceMapperFields } from 'n8n-workflow';
+
+import { checkTemplateContent, templateVariableNames } from '../../../shared/checks/sms';
+import { inputError } from '../../../shared/errors/failures';
+import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../shared/gateway/catalog';
+import { templateSchema } from '../../../shared/gateway/schemas/sms';
+import { CREDENTIAL_TYPE } from '../../../shared/gateway/account';
+import { GatewayClient } from '../../../shared/transport/gatewayClient';
+import { settingsFromCredentials } from '../../../shared/transport/settings';
+
+/** The name of the resource-mapping method that lists a template's variables. */
+export const TEMPLATE_VARIABLES_METHOD = 'templateVariables';
+
+/**
+ * "Template Variables: From the Template": one field per `${name}` of the chosen template, read
+ * with the free template query (Template → Get) when the form opens or the Template ID changes.
+ */
+export function templateVariablesField(show: Record<string, string[]>): INodeProperties {
+	return {
+		displayName: 'Variables',
+		name: 'templateVariables',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		description: `One value per variable of the template (at most ${MAX_VARIABLE_VALUE_LENGTH} characters each)`,
+		typeOptions: {
+			loadOptionsDependsOn: ['templateId'],
+			resourceMapper: {
+				resourceMapperMethod: TEMPLATE_VARIABLES_METHOD,
+				mode: 'add',
+				fieldWords: { singular: 'variable', plural: 'variables' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+				noFieldsError: 'This template has no variables: nothing to fill in',
+			},
+		},
+		displayOptions: { show: { ...show, variablesInput: ['template'] } },
+	};
+}
+
+/** The template's variables as form fields; a template that breaks the gateway's rules says so here already. */
+export async function templateVariableFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const raw = String(this.getCurrentNodeParameter('templateId') ?? '').trim();
+	const templateId = Number(raw);
+	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
+		return { fields: [], emptyFieldsNotice: 'Enter the Template ID first (a fixed number, not an expression): its variables then appear here' };
+	}
+	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)));
+	const template = (await client.call('templateGet', { id: String(templateId) }, templateSchema)).data;
+	const content = template.content ?? '';
+	const problem = checkTemplateContent(content);
+	if (problem && problem !== 'is empty') {
+		throw new NodeOperationError(this.getNode(), `Template ${templateId} ${problem}`, {
+			description: `The gateway allows variables of letters and underscore, at most ${MAX_TEMPLATE_VARIABLES}. The template reads: ${content}`,
+		});
+	}
+	const names = [...new Set(templateVariableNames(content))];
+	return {
+		fields: names.map((name) => ({ id: name, displayName: name, required: true, defaultMatch: false, canBeUsedToMatch: false, display: true, type: 'string' })),
+		emptyFieldsNotice: `Template ${templateId} has no variables: nothing to fill in`,
+	};
+}
+
+/**
+ * The values given in "From the Template", as text (the gateway takes text). Every variable the
+ * form listed when the template was read needs a value.
+ */
+export function readTemplateVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
+	const mapping = ctx.getNodeParameter('templateVariables', itemIndex, {}) as { value?: Record<string, unknown> | null; schema?: Array<{ id: string; removed?: boolean }> };
+	const fail = (problem: string, fix: string) => inputError(ctx.getNode(), itemIndex, 'Variables', problem, fix);
+	const variables: Record<string, string> = {};
+	for (const [name, value] of Object.entries(mapping.value ?? {})) {
+		if (value !== null && typeof value === 'object') throw fail(`"${name}" is not a text or number value`, 'Give each variable a text, e.g. {{ $json.code }}.');
+		if (value !== undefined && value !== null && value !== '') variables[name] = String(value);
+	}
+	const missing = (mapping.schema ?? []).filter((field) => !field.removed && !(field.id in variables)).map((field) => field.id);
+	if (missing.length > 0) throw fail(`has no value for ${missing.map((name) => `\${${name}}`).join(', ')}, which the template uses`, 'Fill in every variable the form lists.');
+	return variables;
+}
+
+/** Shown before version 1.2, and from 1.2 on, where "From the Template" is the default. */
+const BEFORE_1_2 = { '@version': [{ _cnd: { lt: 1.2 } }] };
+const FROM_1_2 = { '@version': [{ _cnd: { gte: 1.2 } }] };
+
+/**
+ * How the variables are given. Version 1.2 opens on "From the Template"; saved nodes (1, 1.1) keep
+ * Key-Value Pairs as their default, since n8n does not save a parameter left at its default.
+ */
+export function variablesInputFields(show: Record<string, string[]>): INodeProperties[] {
+	const field: INodeProperties = {
+		displayName: 'Template Variables',
+		name: 'variablesInput',
+		type: 'options',
+		options: [
+			{ name: 'From the Template', value: 'template', description: "The template's variables, read from the gateway (free), each with its own field" },
+			{ name: 'JSON', value: 'json' },
+			{ name: 'Key-Value Pairs', value: 'keyValue' },
+			{ name: 'None', value: 'none', description: 'The template has no variables' },
+		],
+		default: 'keyValue',
+		description: 'How to give the values of the template\'s ${name} placeholders. With none, no params are sent.',
+	};
+	return [
+		{ ...field, displayOptions: { show: { ...show, ...BEFORE_1_2 } } },
+		{ ...field, default: 'template', displayOptions: { show: { ...show, ...FROM_1_2 } } },
+	];
+}

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { Workflow, type INode, type INodeParameters, type INodeProperties, type INodeType, type INodePropertyOptions } from 'n8n-workflow';
+
+import { DataGatewayApi } from '../../credentials/DataGatewayApi.credentials';
+import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
+import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
+import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
+import { checkPlate } from '../../nodes/shared/checks/vehicle';
+import { PRICES_YUAN } from '../../nodes/shared/gateway/catalog';
+import { README_URL } from '../../nodes/shared/n8n/readmeLink';
+import { CUSTOM_PREFIX, nodeTypesFor } from '../harness/workflowTypes';
+
+const ROOT = join(__dirname, '..', '..');
+const sms = new DataGatewaySms();
+const trigger = new DataGatewaySmsTrigger();
+const nodes: INodeType[] = [new DataGatewayVehicle(), new DataGatewayEnterprise(), new DataGatewayTelephone(), sms, trigger];
+
+/** GitHub's anchor of a README heading. */
+const anchorOf = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const readmeAnchors = new Set(readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').filter((line) => line.startsWith('#')).map((line) => anchorOf(line.replace(/^#+/, ''))));
+
+/** The node's subtitle as the canvas shows it for these parameters, resolved by n8n's expression engine. */
+function subtitleOf(type: INodeType, parameters: INodeParameters, typeVersion = 1.1): string {
+	const node: INode = { id: 'n', name: 'Node', type: CUSTOM_PREFIX + type.description.name, typeVersion, position: [0, 0], parameters };
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesFor([type]) });
+	return String(workflow.expression.getSimpleParameterValue(workflow.getNode('Node')!, type.description.subtitle!, 'manual', {}));
+}
+
+const messageOperations = () => (sms.description.properties.find((property) => property.name === 'operation' && JSON.stringify(property.displayOptions).includes('message'))?.options ?? []) as INodePropertyOptions[];
+
+describe('the node creator: the SMS entry is about sending', () => {
+	it('both descriptions n8n may show for the SMS entry start with sending', () => {
+		expect(sms.description.description).toMatch(/^Send SMS/);
+		expect(trigger.description.description).toMatch(/^Send SMS text messages \(短信\).*this trigger starts a workflow/);
+	});
+
+	it('the message actions, alphabetical as n8n\'s linter wants five or more options', () => {
+		expect(messageOperations().map((option) => option.action)).toEqual(['Check pending deliveries', 'Get the status of a message', 'Preview an SMS without sending', 'Send an SMS', 'Send an SMS and check delivery']);
+		const resources = sms.description.properties.find((property) => property.name === 'resource')?.options as INodePropertyOptions[];
+		expect(resources.map((option) => option.value)).toEqual(['message', 'signature', 'template']);
+	});
+
+	it.each(['sms', 'text message', '短信', 'phone', 'verification code'])('the codex alias "%s" finds the SMS node', (word) => {
+		const codex = JSON.parse(readFileSync(join(ROOT, 'nodes/DataGatewaySms/DataGatewaySms.node.json'), 'utf8')) as { alias: string[] };
+		expect(codex.alias).toContain(word);
+	});
+});
+
+describe('the SMS form', () => {
+	const properties = sms.description.properties;
+	const byName = (name: string) => properties.filter((property) => property.name === name);
+
+	it('ID and phone placeholders read as examples, not as values', () => {
+		const placeholders = [...byName('signId'), ...byName('templateId'), ...byName('phone')].map((property) => property.placeholder).filter(Boolean);
+		expect(placeholders.length).toBeGreaterThanOrEqual(5);
+		for (const placeholder of placeholders) expect(placeholder).toMatch(/^e\.g\. /);
+	});
+
+	it('a notice shows each operation\'s price, from the catalog', () => {
+		const notice = byName('priceNotice')[0];
+		expect(notice.type).toBe('notice');
+		expect(notice.displayName).toContain(`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment`);
+		expect(notice.displayName).toMatch(/Preview, Get Status, signatures and templates: free/);
+	});
+
+	it('version 1.2 opens Template Variables on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {
+		expect(sms.description.version).toEqual([1, 1.1, 1.2]);
+		expect(sms.description.defaultVersion).toBe(1.2);
+		const forSend = (property: INodeProperties) => (property.displayOptions?.show?.operation as string[]).includes('send');
+		const defaults = byName('variablesInput').filter(forSend).map((property) => [JSON.stringify(property.displayOptions?.show?.['@version']), property.default]);
+		expect(defaults).toEqual([
+			['[{"_cnd":{"lt":1.2}}]', 'keyValue'],
+			['[{"_cnd":{"gte":1.2}}]', 'template'],
+		]);
+		const mapper = byName('templateVariables')[0] as INodeProperties;
+		expect(mapper.type).toBe('resourceMapper');
+		expect(mapper.typeOptions?.loadOptionsDependsOn).toEqual(['templateId']);
+	});
+
+	it('Preview has the same fields as Send (switching keeps them), without the sending options and the Reference', () => {
+		const shownFor = (operation: string) => properties.filter((property) => (property.displayOptions?.show?.operation as string[] | undefined)?.includes(operation)).map((property) => property.name);
+		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'atMostOnceNotice', 'reference'].includes(name)));
+	});
+});
+
+describe('prices before the first run', () => {
+	it('every action node opens with a notice of its operations\' prices, from the catalog', () => {
+		const noticeOf = (node: INodeType) => node.description.properties.find((property) => property.name === 'priceNotice')?.displayName ?? '';
+		expect(noticeOf(new DataGatewayVehicle())).toMatch(new RegExp(`Query Violations ${PRICES_YUAN.violationQuery} yuan and Get Vehicle Detail ${PRICES_YUAN.vehicleDetail} yuan`));
+		expect(noticeOf(new DataGatewayEnterprise())).toMatch(new RegExp(`Get Registration ${PRICES_YUAN.enterpriseDetail} yuan .* copyrights ${PRICES_YUAN.enterpriseCopyright} yuan per page`));
+		expect(noticeOf(new DataGatewayTelephone())).toMatch(/Identify is free for 100 calls a day/);
+		expect(noticeOf(sms)).toMatch(/^Prices: Send 0\.035 yuan/);
+	});
+});
+
+describe('the canvas and the docs links', () => {
+	it('every subtitle reads "operation: resource" in words', () => {
+		expect(subtitleOf(sms, { resource: 'message', operation: 'sendAndCheck' })).toBe('send and check: message');
+		expect(subtitleOf(new DataGatewayEnterprise(), { resource: 'copyright', operation: 'getAll' })).toBe('get all: copyright');
+		expect(subtitleOf(new DataGatewayVehicle(), { resource: 'vehicle', operation: 'getDetail' })).toBe('get detail: vehicle');
+		expect(subtitleOf(new DataGatewayTelephone(), { operation: 'identify' })).toBe('identify: phone number');
+		expect(subtitleOf(trigger, { events: ['report', 'sign'] }, 1.2)).toBe('delivery report, signature review');
+	});
+
+	it("each node links its README section itself, so n8n's ?utm… cannot land after the #section", () => {
+		for (const node of nodes) {
+			const url = node.description.documentationUrl ?? '';
+			expect(url).toMatch(new RegExp(`^${README_URL}#[a-z-]+$`));
+			expect(readmeAnchors).toContain(url.split('#')[1]);
+		}
+	});
+
+	it('the plate error lists the accepted forms by example', () => {
+		const problem = checkPlate('京A123').value;
+		expect(problem).toBe('"京A123" is not a plate number. Accepted: 京A12345 (province character, letter, 5 letters or digits), 粤BD12345 (new-energy: 6), 京A1234学 (4 letters or digits, then 学, 警, 挂, 港, 澳, 领 or 试), 使123456 (embassy)');
+		for (const example of ['京A12345', '粤BD12345', '京A1234学', '使123456']) expect(checkPlate(example).ok).toBe(true);
+	});
+
+	it("the credential's shared Redis says plainly that queue mode's Redis will do", () => {
+		const description = new DataGatewayApi().properties.find((property) => property.name === 'sharedLimitRedisUrl')?.description;
+		expect(description).toMatch(/^A Redis every n8n process reaches \(in queue mode, the Redis n8n already uses for its queue will do\)/);
+	});
+});
