@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import type { QueueModeResult } from './queueMode';
 import { recordsSection, type StoreRun } from './records';
+import { reuseSection } from './reuse';
 import type { SideBySideRow } from './sideBySide';
 
 /** bench/results/REPORT.md and chart.svg: the figures' rows, the sections each part writes, and the chart. */
@@ -109,6 +110,7 @@ export interface ReportParts {
 	sideRows: SideBySideRow[];
 	queue?: QueueModeResult;
 	sendAndCheck?: Figure;
+	reuse?: Figure;
 	records: StoreRun[];
 	/** Date.now() when the run began, for the total run time. */
 	started: number;
@@ -117,7 +119,7 @@ export interface ReportParts {
 }
 
 /** Writes the whole report and the chart; returns the table printed at the end of the run. */
-export function writeReport({ figures, sideRows, queue, sendAndCheck, records, started, queueFigure }: ReportParts): string {
+export function writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, started, queueFigure }: ReportParts): string {
 	const machine = machineLine();
 	const date = new Date().toISOString().slice(0, 10);
 	const table = [
@@ -142,6 +144,7 @@ ${sideBySideTable(sideRows)}
 ${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
 
 ${sendAndCheck ? sendAndCheckSection(sendAndCheck, `${date}, ${machine}`) : ''}
+${reuse ? reuseSection(reuse, `${date}, ${machine}`) : ''}
 ${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
 
 ![chart](chart.svg)

@@ -5,7 +5,7 @@
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
  * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
  * for Send and Check Delivery over a batch (bench/sendAndCheck.ts); BENCH_ONLY=records likewise the SMS
- * send records at volume (bench/records.ts). BENCH_ONLY=throughput,overhead,memory prints those figures
+ * send records at volume (bench/records.ts), BENCH_ONLY=reuse Reuse Answers For across executions (bench/reuse.ts). BENCH_ONLY=throughput,overhead,memory prints those figures
  * only; BENCH_ONLY=instructions counts section 4 in instructions under valgrind (bench/instructions.ts). The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
  * shows where section 4's CPU goes.
  */
@@ -22,6 +22,7 @@ import { runLookups } from './lookups';
 import type { MemoryRun } from './memory';
 import { queueMode, type QueueModeResult } from './queueMode';
 import { recordsBench, recordsOnly, type StoreRun } from './records';
+import { REUSE_END, REUSE_START, reuseBench, reuseSection } from './reuse';
 import {
 	machineLine,
 	queueSection,
@@ -221,6 +222,21 @@ async function sendAndCheckOnly() {
 	}
 }
 
+/** BENCH_ONLY=reuse: only the Reuse Answers For part, spliced into the existing report. */
+async function reuseOnly() {
+	const emulator = await startEmulatorProcess();
+	try {
+		const figure = await reuseBench(emulator);
+		console.log(figure);
+		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
+		const path = join(RESULTS, 'REPORT.md');
+		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), reuseSection(figure, stamp), REUSE_START, REUSE_END));
+		console.log(`Report: bench/results/REPORT.md`);
+	} finally {
+		await emulator.stop();
+	}
+}
+
 /**
  * BENCH_ONLY=throughput,overhead,memory,instructions (any of them): those figures alone, printed and not written
  * to the report, for trying a change on the shared machine without the whole run.
@@ -228,7 +244,7 @@ async function sendAndCheckOnly() {
 async function focusedOnly(names: string[]) {
 	const sections: Record<string, (emulator: EmulatorProcess) => Promise<Figure | string> | Figure> = { throughput, overhead, memory, instructions: instructionCounts };
 	const unknown = names.filter((name) => !sections[name]);
-	if (unknown.length > 0) throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')}; choose from queue, sendAndCheck, records, ${Object.keys(sections).join(', ')}`);
+	if (unknown.length > 0) throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')}; choose from queue, sendAndCheck, records, reuse, ${Object.keys(sections).join(', ')}`);
 	const emulator = await startEmulatorProcess();
 	try {
 		for (const name of names) console.log(await sections[name](emulator));
@@ -258,6 +274,7 @@ async function main() {
 	if (build.status !== 0) process.exit(1);
 	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
 	if (process.env.BENCH_ONLY === 'sendAndCheck') return await sendAndCheckOnly();
+	if (process.env.BENCH_ONLY === 'reuse') return await reuseOnly();
 	if (process.env.BENCH_ONLY === 'records') return await recordsOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	if (process.env.BENCH_ONLY) return await focusedOnly(process.env.BENCH_ONLY.split(','));
 	const started = Date.now();
@@ -266,6 +283,7 @@ async function main() {
 	let sideRows: SideBySideRow[] = [];
 	let queue: QueueModeResult | undefined;
 	let sendAndCheck: Figure | undefined;
+	let reuse: Figure | undefined;
 	let records: StoreRun[] = [];
 	try {
 		figures.push(await throughput(emulator));
@@ -281,6 +299,9 @@ async function main() {
 		sendAndCheck = sendAndCheckFigure(await sendAndCheckBench(emulator));
 		figures.push(sendAndCheck);
 		console.log(figures.at(-1));
+		reuse = await reuseBench(emulator);
+		figures.push(reuse);
+		console.log(figures.at(-1));
 		queue = await queueMode(emulator);
 		figures.push(queueFigure(queue));
 		console.log(figures.at(-1), queue.cpu);
@@ -288,7 +309,7 @@ async function main() {
 	} finally {
 		await emulator.stop();
 	}
-	const table = writeReport({ figures, sideRows, queue, sendAndCheck, records, started, queueFigure });
+	const table = writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, started, queueFigure });
 	console.log(`\n${table}\n\nSide by side:\n${sideBySideTable(sideRows)}\n\nReport: bench/results/REPORT.md`);
 }
 

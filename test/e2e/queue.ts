@@ -16,7 +16,9 @@
  *    two executions of the same SMS node with the same message at once send it once (the send
  *    records in the durable store's SQLite file);
  * 7. a worker SIGKILLed mid-batch, the crashed execution retried: each number texted exactly once
- *    (test/e2e/queueWorkerKill.ts, its own cluster, with the records in n8n's queue Redis).
+ *    (test/e2e/queueWorkerKill.ts, its own cluster, with the records in n8n's queue Redis);
+ * 8. a lookup workflow with Reuse Answers For run again on the other worker pays 0 calls
+ *    (test/e2e/queueReuse.ts, its own cluster, with the answers in n8n's queue Redis).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { startQueueHarness, type QueueHarness } from './queueCluster';
+import { reuseAcrossWorkers } from './queueReuse';
 import { workerKilledMidBatch } from './queueWorkerKill';
 import {
 	acceptedSends,
@@ -143,6 +146,7 @@ async function main() {
 	try {
 		await regularMode(emulator);
 		await workerKilledMidBatch(emulator);
+		await reuseAcrossWorkers(emulator);
 	} finally {
 		await emulator.close();
 	}
