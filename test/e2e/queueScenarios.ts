@@ -22,8 +22,9 @@ const MAX_REJECTED_SHARE = 0.1;
 
 export type Item = { phone?: string; isFlagged?: unknown; error?: unknown; [key: string]: unknown };
 
-export async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
-	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export async function postJson(url: string, body: unknown, options: { timeoutMs?: number } = {}): Promise<{ status: number; body: unknown }> {
+	const signal = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 	const text = await response.text();
 	let parsed: unknown = text;
 	try {
