@@ -145,3 +145,13 @@ export function storeContract(setup: StoreUnderTest): void {
 		expect(l).toBe(100);
 	});
 }
+
+/** The StoreUnavailable a store call ends with (anything else fails the test). */
+export async function unavailable(promise: Promise<unknown>): Promise<StoreUnavailable> {
+	const error = await promise.then(
+		() => undefined,
+		(caught: unknown) => caught,
+	);
+	if (!(error instanceof StoreUnavailable)) throw new Error(`expected a StoreUnavailable, got ${String(error)}`);
+	return error;
+}

@@ -13,7 +13,7 @@ import { parseRedisUrl, redisFor, redisTimeouts, SharedRedis } from '../../nodes
 import { RedisDurableStore, redisStoreTries, type RedisCommands } from '../../nodes/shared/store/redisStore';
 import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
-import { freshKey, increment, storeContract } from './contract';
+import { freshKey, increment, storeContract, unavailable } from './contract';
 import { raceTwoProcesses } from './processes';
 
 jest.setTimeout(120_000);
@@ -43,15 +43,6 @@ afterEach(() => {
 
 function cli(...args: string[]): string {
 	return execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).trim();
-}
-
-async function unavailable(promise: Promise<unknown>): Promise<StoreUnavailable> {
-	const error = await promise.then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	if (!(error instanceof StoreUnavailable)) throw new Error(`expected a StoreUnavailable, got ${String(error)}`);
-	return error;
 }
 
 describe('Redis durable store: the contract', () => {

@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { StoreUnavailable } from '../../nodes/shared/store/durableStore';
 import { nodeSqlite, type SqliteModule } from '../../nodes/shared/store/hostEnvironment';
 import { storedKeyName } from '../../nodes/shared/store/keyName';
 import { SqliteDurableStore, sqliteTimeouts } from '../../nodes/shared/store/sqliteStore';
-import { freshKey, increment, storeContract } from './contract';
+import { freshKey, increment, storeContract, unavailable } from './contract';
 import { raceTwoProcesses, startRacer } from './processes';
 
 jest.setTimeout(120_000);
@@ -39,15 +38,6 @@ afterAll(() => {
 	rmSync(folder, { recursive: true, force: true });
 });
 afterEach(() => Object.assign(sqliteTimeouts, defaults));
-
-async function unavailable(promise: Promise<unknown>): Promise<StoreUnavailable> {
-	const error = await promise.then(
-		() => undefined,
-		(caught: unknown) => caught,
-	);
-	if (!(error instanceof StoreUnavailable)) throw new Error(`expected a StoreUnavailable, got ${String(error)}`);
-	return error;
-}
 
 /** Rows in the file, read on a connection of its own. */
 function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
