@@ -78,6 +78,16 @@ function timeStoreSteps() {
 	}
 }
 
+/** CPU seconds the redis-server has used (INFO cpu); 0 for stores without a server. */
+function serverCpuSecondsOf(input: RecordsChildInput): () => Promise<number> {
+	if (input.store !== 'Redis') return async () => 0;
+	const inspector = new SharedRedis(parseRedisUrl(input.redisUrl as string));
+	return async () => {
+		const info = String(await inspector.command('INFO', ['cpu']));
+		return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+	};
+}
+
 /** Bytes the store holds now: Redis's used memory, the SQLite file with its WAL moved in, or the JS heap after a collection. */
 function storedBytesOf(input: RecordsChildInput): () => Promise<number> {
 	if (input.store === 'Redis') {
@@ -121,6 +131,7 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 		return { sent: output.filter((item) => typeof item.taskId === 'string').length, failed: output.filter((item) => item.error !== undefined).length };
 	};
 	const storedBytes = storedBytesOf(input);
+	const serverCpuSeconds = serverCpuSecondsOf(input);
 
 	// Not timed: opens the store and warms the code up, so the first figure is an empty store's, not a cold start's.
 	await run(Array.from({ length: RECORDS_WARM_UP }, (_, index) => ({ phone: `136${String(index).padStart(8, '0')}`, code: '1357' })), 'bench-records-warm-up');
@@ -132,6 +143,8 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 	let sends = 0;
 	let failedItems = 0;
 	const started = performance.now();
+	const cpuStarted = process.cpuUsage();
+	const serverCpuStarted = await serverCpuSeconds();
 	for (let batch = 0; batch < RECORDS_SENDS / RECORDS_BATCH; batch++) {
 		const items = Array.from({ length: RECORDS_BATCH }, (_, index) => ({ phone: phoneOf(batch * RECORDS_BATCH + index), code: '2468' }));
 		const whole = monitorEventLoopDelay({ resolution: 1 });
@@ -149,6 +162,9 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 		failedItems += outcome.failed;
 	}
 	const totalSeconds = (performance.now() - started) / 1000;
+	const cpu = process.cpuUsage(cpuStarted);
+	const processCpuMsPerSend = (cpu.user + cpu.system) / 1000 / RECORDS_SENDS;
+	const serverCpuMsPerSend = (((await serverCpuSeconds()) - serverCpuStarted) * 1000) / RECORDS_SENDS;
 	const bytesPerNumber = ((await storedBytes()) - bytesBefore) / RECORDS_SENDS;
 	closeAllRedis();
 	// Medians of three executions: on a shared machine one execution can lose the CPU.
@@ -164,6 +180,8 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 		runStoreStep: longest(storeSteps),
 		lastProcessBlockMs: Math.max(...processBlocks.slice(-3)),
 		bytesPerNumber,
+		processCpuMsPerSend,
+		serverCpuMsPerSend,
 		sends,
 		failedItems,
 		totalSeconds,

@@ -31,6 +31,10 @@ export interface StoreRun {
 	/** Longest event-loop delay of the whole process (engine, checks, HTTP, records), in the last three executions. */
 	lastProcessBlockMs: number;
 	bytesPerNumber: number;
+	/** CPU time of the whole run's process (main thread and helpers) over the 40 executions, ÷ the sends. */
+	processCpuMsPerSend: number;
+	/** For Redis, the redis-server's CPU time over the same span, ÷ the sends (0 for the other stores). */
+	serverCpuMsPerSend: number;
 	sends: number;
 	failedItems: number;
 	totalSeconds: number;
