@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
-import { StoreUnavailable, type DurableStore, type StoreDecision } from '../../nodes/shared/store/durableStore';
+import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from '../../nodes/shared/store/durableStore';
 import * as openStore from '../../nodes/shared/store/openStore';
 import { forgetAllExecutionMemory } from '../../nodes/shared/testing';
 import type { Emulator } from '../emulator/server';
@@ -75,11 +75,11 @@ class FaultyStore implements DurableStore {
 		return await this.inner.read(keys);
 	}
 
-	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
 		const mode = this.failing();
 		if (mode === 'throw-before') throw new StoreUnavailable(this.label, `${this.label}: OOM command not allowed (injected)`);
-		if (mode === 'garbage-values') return await this.inner.update(keys, (values, now) => decide(values.map((value, index) => (index === 0 ? 'garbage' : value)), now));
-		const result = await this.inner.update(keys, decide);
+		if (mode === 'garbage-values') return await this.inner.update(keys, (values, now) => decide(values.map((value, index) => (index === 0 ? 'garbage' : value)), now), guess);
+		const result = await this.inner.update(keys, decide, guess);
 		if (mode === 'throw-after') this.lost();
 		if (mode === 'garbage-answer') return 'OK' as unknown as T;
 		return result;

@@ -95,6 +95,64 @@ describe('Redis durable store', () => {
 		expect(await storeOn(connection).read([key, partner])).toEqual(['after from another process', 'partner after from another process']);
 	});
 
+	/** A connection that lists the commands sent through it (a script by its name). */
+	function countingConnection(owner: string) {
+		const connection = redisFor({ url: redis.url }, owner);
+		const sent: string[] = [];
+		const counting: RedisCommands = {
+			command: (name, args, options) => (sent.push(name), connection.command(name, args, options)),
+			runScript: (script, keys, args, options) => (sent.push('script'), connection.runScript(script, keys, args, options)),
+		};
+		return { sent, store: storeOn(counting) };
+	}
+
+	it("decides on a right guess of the keys and the time, and writes in one round trip without reading", async () => {
+		const [key, partner] = [freshKey('guessed'), freshKey('guessed partner')];
+		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'held' }], result: undefined }));
+		const { sent, store } = countingConnection('guess right');
+		const seen: Array<[Array<string | undefined>, number]> = [];
+		const result = await store.update(
+			[key, partner],
+			(values, now) => {
+				seen.push([values, now]);
+				return { writes: [{ key: partner, value: `next to ${values[0]}` }], result: 'written' };
+			},
+			{ values: ['held', undefined], now: 1_234 },
+		);
+		expect([result, seen, sent]).toEqual(['written', [[['held', undefined], 1_234]], ['script']]);
+		expect(await store.read([key, partner])).toEqual(['held', 'next to held']);
+	});
+
+	it('reads and decides again, at Redis time, when a guess is stale: nothing of the guessed decision is written', async () => {
+		const [key, partner] = [freshKey('stale'), freshKey('stale partner')];
+		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'changed by another process' }], result: undefined }));
+		const { sent, store } = countingConnection('guess stale');
+		const seen: Array<Array<string | undefined>> = [];
+		const result = await store.update(
+			[key, partner],
+			(values) => {
+				seen.push(values);
+				return { writes: [{ key: partner, value: `next to ${values[0]}` }], result: values[0] };
+			},
+			{ values: ['as this run left it', undefined], now: 1_234 },
+		);
+		expect(seen).toEqual([
+			['as this run left it', undefined],
+			['changed by another process', undefined],
+		]);
+		expect(result).toBe('changed by another process');
+		expect(sent).toEqual(['script', 'TIME', 'MGET', 'script']);
+		expect(await store.read([partner])).toEqual(['next to changed by another process']);
+	});
+
+	it('checks a guessed decision that writes nothing against the keys before answering it', async () => {
+		const key = freshKey('guess without writes');
+		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'now' }], result: undefined }));
+		const { store } = countingConnection('guess no writes');
+		const answer = await store.update([key], (values) => ({ writes: [], result: values[0] }), { values: ['before'], now: 1 });
+		expect(answer).toBe('now');
+	});
+
 	it('gives up with a StoreUnavailable, nothing written, when the keys keep changing', async () => {
 		redisStoreTries.max = 3;
 		const key = freshKey('churn');

@@ -3,7 +3,7 @@
  * runs the same rules on every store): the repeat window, the per-number calendar windows, and
  * the states of a send: reserved, outcome unknown, sent, released.
  */
-import type { DurableStore } from '../../nodes/shared/store/durableStore';
+import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { SendRecords, type RecordRules } from '../../nodes/shared/store/sendRecords/sendRecords';
 
@@ -142,5 +142,97 @@ describe('states across executions', () => {
 		await store.update(['sms-message|workflow|node|same message'], () => ({ writes: [{ key: 'sms-message|workflow|node|same message', value: '"OK"' }], result: undefined }));
 		const failure = await records(store, 'execution 1').reserve([send]).catch((error: unknown) => error);
 		expect(failure).toMatchObject({ name: 'RecordsFailure', store: "this n8n process's memory", reason: 'a send record (sms-message) is not an object', kept: { reserved: [], unknown: [] } });
+	});
+});
+
+/** The memory store, listing the keys of each update, and failing the next `failing` updates as a refusing store does. */
+class WatchedStore implements DurableStore {
+	readonly kind = 'memory' as const;
+	readonly label = 'the watched store';
+	readonly updates: string[][] = [];
+	failing = 0;
+
+	constructor(private readonly inner: DurableStore) {}
+
+	now() {
+		return this.inner.now();
+	}
+
+	read(keys: readonly string[]) {
+		return this.inner.read(keys);
+	}
+
+	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
+		this.updates.push([...keys]);
+		if (this.failing > 0 && this.failing--) throw new StoreUnavailable(this.label, 'the watched store refused the write (injected)');
+		return await this.inner.update(keys, decide, guess);
+	}
+}
+
+describe('claims asked together (the sends of a batch claim at once)', () => {
+	const sendKey = (execution: string, itemIndex: number) => `sms-send|workflow|node|${execution}|0|${itemIndex}`;
+
+	it('go to the store in one update, and each claim answers for its own item: go, taken over, or limit', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const limits = { perMinute: 1, perHour: 5, perDay: 10 };
+		const sends = [
+			{ itemIndex: 0, phone: '13900000010', message: 'fresh' },
+			{ itemIndex: 1, phone: '13900000011', message: 'taken over' },
+			{ itemIndex: 2, phone: '13900000012', message: 'evicted' },
+		];
+		const slow = records(store, 'execution 1', { limits });
+		expect(kinds(await slow.reserve(sends))).toEqual(['send', 'send', 'send']);
+		// Another execution takes "taken over" and "evicted" over; it then lets "evicted" go, and a third fills its number's minute.
+		const other = records(store, 'execution 2', { limits });
+		expect(kinds(await other.reserve([sends[1], sends[2]].map((entry, itemIndex) => ({ ...entry, itemIndex }))))).toEqual(['send', 'send']);
+		await other.release([1]);
+		expect(kinds(await records(store, 'execution 3', { limits }).reserve([{ ...sends[2], message: 'another' }]))).toEqual(['send']);
+
+		const before = store.updates.length;
+		const answers = await Promise.all([slow.claim(0), slow.claim(1), slow.claim(2)]);
+		expect(answers).toEqual(['go', 'taken', { limit: 'would be message 2 to 13900000012 in this calendar minute; this node allows 1' }]);
+		expect(store.updates.slice(before).map((keys) => keys.filter((key) => key.startsWith('sms-send')))).toEqual([[0, 1, 2].map((itemIndex) => sendKey('execution 1', itemIndex))]);
+		expect(slow.holding()).toEqual([0]);
+	});
+
+	it('that fail release exactly their items, each naming only itself; an item claimed before keeps its record', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const sends = [0, 1, 2].map((itemIndex) => ({ itemIndex, phone: `1390000002${itemIndex}`, message: `m${itemIndex}` }));
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve(sends);
+		expect(await nodeRun.claim(0)).toBe('go');
+		// Every try of the joint claim fails; the release after it works.
+		store.failing = 3;
+		const before = store.updates.length;
+		const outcomes = await Promise.allSettled([nodeRun.claim(1), nodeRun.claim(2)]);
+		expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason : outcome))).toEqual([
+			expect.objectContaining({ name: 'RecordsFailure', reason: 'the watched store refused the write (injected)', kept: { reserved: [], unknown: [] } }),
+			expect.objectContaining({ name: 'RecordsFailure', kept: { reserved: [], unknown: [] } }),
+		]);
+		// Three tries of one joint update, then one release of both.
+		const touched = store.updates.slice(before).map((keys) => keys.filter((key) => key.startsWith('sms-send')));
+		expect(touched).toEqual(Array(4).fill([sendKey('execution 1', 1), sendKey('execution 1', 2)]));
+		const [first, second, third] = await store.read([0, 1, 2].map((itemIndex) => sendKey('execution 1', itemIndex)));
+		expect([JSON.parse(first as string).state, second, third]).toEqual(['unknown', undefined, undefined]);
+		expect(nodeRun.holding()).toEqual([0]);
+		// The next execution sends the two released messages, and skips the one that may have gone out.
+		expect(kinds(await records(store, 'execution 2').reserve(sends))).toEqual(['repeat', 'send', 'send']);
+	});
+
+	it('that fail, and whose release fails too, each name only their own item as kept', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const sends = [0, 1].map((itemIndex) => ({ itemIndex, phone: `1390000003${itemIndex}`, message: `m${itemIndex}` }));
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve(sends);
+		store.failing = 6;
+		const outcomes = await Promise.allSettled([nodeRun.claim(0), nodeRun.claim(1)]);
+		expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason.kept : outcome))).toEqual([
+			{ reserved: [0], unknown: [] },
+			{ reserved: [1], unknown: [] },
+		]);
+		expect(nodeRun.holding()).toEqual([0, 1]);
 	});
 });

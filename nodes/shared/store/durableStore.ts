@@ -26,6 +26,18 @@ export interface StoreDecision<T> {
 	result: T;
 }
 
+/**
+ * What the caller believes the keys hold (in the order of the keys) and the store's time it
+ * believes it is, e.g. from its own last update of them. A store whose reads cost a round trip
+ * (Redis) may decide on the guess first and write only if every key still holds its guessed value,
+ * else read and decide again; the others ignore it. A wrong guess costs a round trip, never a
+ * wrong write; a right one saves the read.
+ */
+export interface StoreGuess {
+	values: ReadonlyArray<string | undefined>;
+	now: number;
+}
+
 export type StoreKind = 'redis' | 'sqlite' | 'memory';
 
 export interface DurableStore {
@@ -42,7 +54,7 @@ export interface DurableStore {
 	 * unless its `maybeWritten` is true (the writes were sent and the answer was lost or garbled).
 	 * An error thrown by `decide` is passed on as it is, with nothing written.
 	 */
-	update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T>;
+	update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T>;
 }
 
 /**

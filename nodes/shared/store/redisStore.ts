@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
+import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
@@ -45,8 +45,9 @@ export const redisStoreTries = { max: 12 };
 
 /**
  * A Redis shared by every n8n process (the credential's, or n8n's queue Redis): `update` reads
- * the keys and Redis's clock, decides, then writes in one compare-and-set script, and decides
- * again when another process changed a key meanwhile. Every reply is checked; anything else is a
+ * the keys and Redis's clock (or takes the caller's guess of them, saving that round trip),
+ * decides, then writes in one compare-and-set script, and decides again on what Redis holds when
+ * another process changed a key meanwhile. Every reply is checked; anything else is a
  * StoreUnavailable that names this Redis and what to fix.
  */
 export class RedisDurableStore implements DurableStore {
@@ -69,24 +70,26 @@ export class RedisDurableStore implements DurableStore {
 		return await this.valuesOf(keys.map(storedKeyName));
 	}
 
-	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
 		// Updates of this process to the same keys take turns: they would only collide with each other.
-		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide));
+		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide, guess));
 	}
 
 	private readonly turns = new KeyTurns();
 
-	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
 		while (!mayWorkNow()) await nextTurn();
 		const names = keys.map(storedKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
+		// A guess of every key is tried first: the script below writes only if it was right.
+		let guessed = guess?.values.length === keys.length ? guess : undefined;
 		for (let attempt = 1; ; attempt++) {
 			// Both go out at once on the one connection; the script below checks the values anyway.
-			const [time, values] = await Promise.all([this.now(), names.length ? this.valuesOf(names) : []]);
+			const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names) : []]);
 			const { writes, result } = decide(values, time);
 			checkWrittenKeys(keys, writes);
-			if (writes.length === 0) return result;
+			if (writes.length === 0 && !guessed) return result;
 			const args: string[] = values.map((value) => (value === undefined ? '0' : `1${value}`));
 			for (const write of writes) {
 				const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
@@ -95,6 +98,11 @@ export class RedisDurableStore implements DurableStore {
 			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length), names, args), true);
 			if (answer === 1) return result;
 			if (answer !== 0) throw this.unexpected('the compare-and-set script', answer, true);
+			if (guessed) {
+				// The guess was stale: read what the keys hold now.
+				guessed = undefined;
+				continue;
+			}
 			if (attempt >= redisStoreTries.max) {
 				throw new StoreUnavailable(this.label, `${this.label}: the keys of this update kept changing under other processes (${attempt} tries); nothing was written, try again`);
 			}

@@ -143,6 +143,11 @@ export class StagedValues {
 		this.set(key, next === 0 ? undefined : String(next), countEndsAt(key) - this.now + COUNT_GRACE_MS);
 	}
 
+	/** The key's value as the decisions have left it: what the update writes, or what it read. */
+	current(key: string): string | undefined {
+		return this.get(key);
+	}
+
 	private get(key: string): string | undefined {
 		if (!this.values.has(key)) throw new Error(`A send-records decision read ${key}, which its update did not name`);
 		return this.values.get(key);

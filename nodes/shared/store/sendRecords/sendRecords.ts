@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import type { DurableStore } from '../durableStore';
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
+import { JointCalls, type JointAnswer } from './jointCalls';
+import { KnownValues } from './knownValues';
 import { StagedValues } from './recordValues';
 import { countWindows, type SendDecision, type SmsLimits } from './rules';
 
@@ -13,6 +15,9 @@ export interface RecordedSend {
 	/** The message's fingerprint (account, number, signature, template and variables), or the change's. */
 	message: string;
 }
+
+/** A claim's answer: send now, the message was taken over by another execution, or a per-number limit is full. */
+export type ClaimAnswer = 'go' | 'taken' | { limit: string };
 
 /** Which node run the records belong to: sends are keyed by node, execution, run index and item. */
 export interface RecordsScope {
@@ -52,6 +57,7 @@ const SEND_RECORD_MS = 24 * 3_600_000;
 const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept']) => new RecordsFailure(store, reason, kept);
 
 const RESULT = 'send-records';
+const keysOfItems = (items: ItemKeys[]) => [...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...item.countKeys]))];
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -65,6 +71,8 @@ export class SendRecords {
 	/** Items this run reserved, and whether their paid call started. */
 	private readonly held = new Map<number, { keys: ItemKeys; started: boolean }>();
 	private readonly decisions = new Map<number, SendDecision>();
+	/** What this run's updates left in the store: saves Redis a read on the next update of the same keys. */
+	private readonly known = new KnownValues();
 
 	constructor(
 		readonly store: DurableStore,
@@ -90,19 +98,27 @@ export class SendRecords {
 
 	/** One atomic update over the items' keys, tried again when it fails; the answer is checked. */
 	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T): Promise<T[]> {
-		const keys = [...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...item.countKeys]))];
+		const keys = keysOfItems(items);
 		let failure: unknown;
 		for (let attempt = 0; attempt < TRIES; attempt++) {
+			let staged: StagedValues | undefined;
 			try {
-				const answer: unknown = await this.store.update(keys, (read, now) => {
-					const values = new StagedValues(keys, read, now);
-					const results = items.map((item) => decide(values, item));
-					return { writes: values.writes(), result: { kind: RESULT, results } };
-				});
+				const answer: unknown = await this.store.update(
+					keys,
+					(read, now) => {
+						const values = (staged = new StagedValues(keys, read, now));
+						const results = items.map((item) => decide(values, item));
+						return { writes: values.writes(), result: { kind: RESULT, results } };
+					},
+					this.known.guess(keys),
+				);
 				const { kind, results } = (answer ?? {}) as { kind?: unknown; results?: unknown };
-				if (kind !== RESULT || !Array.isArray(results) || results.length !== items.length) throw new Error(`${this.store.label} answered an update with something unexpected`);
+				if (kind !== RESULT || !Array.isArray(results) || results.length !== items.length || !staged) throw new Error(`${this.store.label} answered an update with something unexpected`);
+				// The last decision is the one the store applied.
+				this.known.remember(keys, staged);
 				return results as T[];
 			} catch (error) {
+				this.known.forget(keys);
 				failure = error;
 			}
 		}
@@ -144,20 +160,34 @@ export class SendRecords {
 	 * Just before the item's paid call: its record becomes "outcome unknown", so that whatever
 	 * happens next, no execution sends it again within the window. `taken`: another execution took
 	 * the message over and sends it. Throws a RecordsFailure (the reservation released) when the
-	 * store fails: the item is then not sent.
+	 * store fails: the item is then not sent. Claims asked while another is with the store go
+	 * together in the next update (jointCalls.ts); each still answers before its own paid call.
 	 */
-	async claim(itemIndex: number): Promise<'go' | 'taken' | { limit: string }> {
+	async claim(itemIndex: number): Promise<ClaimAnswer> {
 		const held = this.held.get(itemIndex);
 		if (!held) throw new Error(`Item ${itemIndex + 1} has no send reservation`);
+		return await this.claims.ask(itemIndex);
+	}
+
+	private readonly claims = new JointCalls<number, ClaimAnswer>(ITEMS_PER_UPDATE, async (itemIndexes) => await this.claimTogether(itemIndexes));
+
+	/** One update for the claims of a group; when it fails, the group's reservations are released and each claim says so. */
+	private async claimTogether(itemIndexes: number[]): Promise<Array<JointAnswer<ClaimAnswer>>> {
+		const holds = itemIndexes.map((itemIndex) => this.held.get(itemIndex));
+		const items = holds.flatMap((held) => held?.keys ?? []);
 		try {
-			const [answer] = await this.update([held.keys], (values, item) => decideClaim(values, this.run, item));
-			if (answer === 'go') held.started = true;
-			else this.held.delete(itemIndex);
-			return answer;
+			const answers = await this.update(items, (values, item) => decideClaim(values, this.run, item));
+			return holds.map((held, index) => {
+				if (!held) return { error: new Error(`Item ${itemIndexes[index] + 1} has no send reservation`) };
+				const answer = answers[items.indexOf(held.keys)];
+				if (answer === 'go') held.started = true;
+				else this.held.delete(itemIndexes[index]);
+				return { value: answer };
+			});
 		} catch (error) {
-			const released = await this.tryRelease([held.keys]);
-			if (released) this.held.delete(itemIndex);
-			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : [itemIndex], unknown: [] });
+			const released = await this.tryRelease(items);
+			if (released) for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
+			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : [itemIndex], unknown: [] }) }));
 		}
 	}
 
@@ -169,6 +199,7 @@ export class SendRecords {
 		const items = [...sent.keys()].flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
 		try {
 			await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null));
+			this.known.forget(keysOfItems(items));
 			return undefined;
 		} catch (error) {
 			return recordsFailure(this.store.label, reasonOf(error), { reserved: [], unknown: items.map((item) => item.itemIndex) });
@@ -190,6 +221,7 @@ export class SendRecords {
 			throw recordsFailure(this.store.label, reasonOf(error), kept);
 		}
 		for (const item of items) this.held.delete(item.itemIndex);
+		this.known.forget(keysOfItems(items));
 	}
 
 	/** Releases every reservation whose paid call never started (a failure stopped the batch first). */
