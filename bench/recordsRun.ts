@@ -56,7 +56,30 @@ const threadCpuMs = () => {
 	return (usage.user + usage.system) / 1000;
 };
 
-function timeStoreSteps() {
+/**
+ * Load-independent counts: the send records' store updates (SendRecords' own `update`, once per
+ * update however often the store retries it), and for Redis the commands its store sent (TIME,
+ * MGET, the compare-and-set script; in this run only the records use the Redis store).
+ */
+const storeCalls = { updates: 0, redisCommands: 0 };
+
+function countStoreCalls() {
+	const counted: Array<[object, string, keyof typeof storeCalls]> = [
+		[SendRecords.prototype, 'update', 'updates'],
+		[RedisDurableStore.prototype, 'call', 'redisCommands'],
+	];
+	for (const [prototype, method, count] of counted) {
+		const methods = prototype as Record<string, (...args: unknown[]) => unknown>;
+		const original = methods[method];
+		methods[method] = function (this: unknown, ...args: unknown[]) {
+			storeCalls[count]++;
+			return original.apply(this, args);
+		};
+	}
+}
+
+/** Only the steps of the store under test: in the Redis run, the delivery references' SQLite file (sendsByTask.ts) is not the send records'. */
+function timeStoreSteps(kind: string) {
 	const steps: Array<[object, string]> = [
 		[SqliteDurableStore.prototype, 'attempt'],
 		[MemoryStore.prototype, 'update'],
@@ -65,7 +88,8 @@ function timeStoreSteps() {
 	for (const [prototype, method] of steps) {
 		const methods = prototype as Record<string, (...args: unknown[]) => unknown>;
 		const original = methods[method];
-		methods[method] = function (this: unknown, ...args: unknown[]) {
+		methods[method] = function (this: { kind?: string }, ...args: unknown[]) {
+			if (this.kind !== kind) return original.apply(this, args);
 			const started = performance.now();
 			const cpuStarted = threadCpuMs();
 			try {
@@ -119,7 +143,8 @@ const phoneOf = (index: number) => `137${String(index).padStart(8, '0')}`;
 
 async function main(input: RecordsChildInput): Promise<StoreRun> {
 	timeRecords();
-	timeStoreSteps();
+	timeStoreSteps(({ SQLite: 'sqlite', Redis: 'redis', memory: 'memory' } as const)[input.store]);
+	countStoreCalls();
 	const emulator = { url: input.emulatorUrl, demo: input.demo } as EmulatorProcess;
 	const sms = new DataGatewaySms();
 	const parameters = sendParameters(emulator, { variables: codeVariable('={{ $json.code }}'), sendOptions: { repeatWindowMinutes: 10 } });
@@ -144,6 +169,7 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 	let failedItems = 0;
 	const started = performance.now();
 	const cpuStarted = process.cpuUsage();
+	Object.assign(storeCalls, { updates: 0, redisCommands: 0 });
 	const serverCpuStarted = await serverCpuSeconds();
 	for (let batch = 0; batch < RECORDS_SENDS / RECORDS_BATCH; batch++) {
 		const items = Array.from({ length: RECORDS_BATCH }, (_, index) => ({ phone: phoneOf(batch * RECORDS_BATCH + index), code: '2468' }));
@@ -182,6 +208,8 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 		bytesPerNumber,
 		processCpuMsPerSend,
 		serverCpuMsPerSend,
+		updatesPerSend: storeCalls.updates / RECORDS_SENDS,
+		redisCommandsPerSend: storeCalls.redisCommands / RECORDS_SENDS,
 		sends,
 		failedItems,
 		totalSeconds,

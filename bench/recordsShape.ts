@@ -35,6 +35,10 @@ export interface StoreRun {
 	processCpuMsPerSend: number;
 	/** For Redis, the redis-server's CPU time over the same span, ÷ the sends (0 for the other stores). */
 	serverCpuMsPerSend: number;
+	/** The send records' store updates over the 40 executions, ÷ the sends. */
+	updatesPerSend: number;
+	/** For Redis, the commands its store sent (TIME, MGET, the compare-and-set script), ÷ the sends. */
+	redisCommandsPerSend: number;
 	sends: number;
 	failedItems: number;
 	totalSeconds: number;

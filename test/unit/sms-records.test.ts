@@ -172,7 +172,7 @@ class WatchedStore implements DurableStore {
 describe('claims asked together (the sends of a batch claim at once)', () => {
 	const sendKey = (execution: string, itemIndex: number) => `sms-send|workflow|node|${execution}|0|${itemIndex}`;
 
-	it('go to the store in one update, and each claim answers for its own item: go, taken over, or limit', async () => {
+	it('go to the store in one update, and each claim answers for its own item: go, taken over, or limit (a second update, with the counts, for the send that lost its message)', async () => {
 		const { store: memory } = clockedStore();
 		const store = new WatchedStore(memory);
 		const limits = { perMinute: 1, perHour: 5, perDay: 10 };
@@ -192,8 +192,21 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		const before = store.updates.length;
 		const answers = await Promise.all([slow.claim(0), slow.claim(1), slow.claim(2)]);
 		expect(answers).toEqual(['go', 'taken', { limit: 'would be message 2 to 13900000012 in this calendar minute; this node allows 1' }]);
-		expect(store.updates.slice(before).map((keys) => keys.filter((key) => key.startsWith('sms-send')))).toEqual([[0, 1, 2].map((itemIndex) => sendKey('execution 1', itemIndex))]);
+		const claimed = [0, 1, 2].map((itemIndex) => sendKey('execution 1', itemIndex));
+		const updates = store.updates.slice(before);
+		expect(updates.map((keys) => keys.filter((key) => key.startsWith('sms-send')))).toEqual([claimed, claimed]);
+		expect(updates.map((keys) => keys.filter((key) => key.startsWith('sms-count')).length)).toEqual([0, 9]);
 		expect(slow.holding()).toEqual([0]);
+	});
+
+	it('make one update, naming no counts, when every send still holds its message', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve([0, 1, 2, 3].map((itemIndex) => ({ itemIndex, phone: '13900000040', message: `m${itemIndex}` })));
+		const before = store.updates.length;
+		expect(await Promise.all([0, 1, 2, 3].map((itemIndex) => nodeRun.claim(itemIndex)))).toEqual(['go', 'go', 'go', 'go']);
+		expect(store.updates.slice(before).map((keys) => keys.filter((key) => !key.startsWith('sms-message')))).toEqual([[0, 1, 2, 3].map((itemIndex) => sendKey('execution 1', itemIndex))]);
 	});
 
 	it('that fail release exactly their items, each naming only itself; an item claimed before keeps its record', async () => {

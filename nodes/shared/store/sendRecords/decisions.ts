@@ -83,7 +83,7 @@ export function decideReserve(values: StagedValues, run: RunIdentity, item: Item
 /**
  * Just before the paid call: reserved → outcome unknown. `taken` when another execution took the
  * message over meanwhile (it sends it); `limit` when the send had lost its reservation and the
- * counts are full now.
+ * counts are full now. Reads the counts only in that last case (a claim's first try names none).
  */
 export function decideClaim(values: StagedValues, run: RunIdentity, item: ItemKeys): 'go' | 'taken' | { limit: string } {
 	const own = values.send(item.sendKey);
@@ -132,7 +132,7 @@ export function decideRelease(values: StagedValues, run: RunIdentity, item: Item
 	values.setSend(item.sendKey, undefined, run.sendTtlMs);
 }
 
-/** Outcome unknown → sent, with the task ID, once the gateway took it. */
+/** Outcome unknown → sent, with the task ID, once the gateway took it. Reads no counts (its update names none). */
 export function decideSent(values: StagedValues, run: RunIdentity, item: ItemKeys, taskId: string | null): void {
 	const own = values.send(item.sendKey);
 	if (!own || own.token !== run.token || own.state !== 'unknown') return;

@@ -43,6 +43,14 @@ export class UnreadableRecord extends Error {
 	}
 }
 
+/** A decision needed a key its update did not name (a claim's first try names no counts). */
+export class UnnamedKey extends Error {
+	constructor(key: string) {
+		super(`A send-records decision read ${key.split('|')[0]}, which its update did not name`);
+		this.name = 'UnnamedKey';
+	}
+}
+
 const unreadable = (key: string, problem: string) => new UnreadableRecord(key, problem);
 
 const STATES: readonly string[] = ['reserved', 'unknown', 'sent'];
@@ -149,7 +157,7 @@ export class StagedValues {
 	}
 
 	private get(key: string): string | undefined {
-		if (!this.values.has(key)) throw new Error(`A send-records decision read ${key}, which its update did not name`);
+		if (!this.values.has(key)) throw new UnnamedKey(key);
 		return this.values.get(key);
 	}
 

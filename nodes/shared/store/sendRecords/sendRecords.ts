@@ -4,7 +4,7 @@ import type { DurableStore } from '../durableStore';
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
-import { StagedValues } from './recordValues';
+import { StagedValues, UnnamedKey } from './recordValues';
 import { countWindows, type SendDecision, type SmsLimits } from './rules';
 
 /** One send (or change) the records decide on. */
@@ -57,7 +57,9 @@ const SEND_RECORD_MS = 24 * 3_600_000;
 const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept']) => new RecordsFailure(store, reason, kept);
 
 const RESULT = 'send-records';
-const keysOfItems = (items: ItemKeys[]) => [...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...item.countKeys]))];
+/** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
+const keysOfItems = (items: ItemKeys[], counts = true) =>
+	[...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...(counts ? item.countKeys : [])]))];
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -71,8 +73,8 @@ export class SendRecords {
 	/** Items this run reserved, and whether their paid call started. */
 	private readonly held = new Map<number, { keys: ItemKeys; started: boolean }>();
 	private readonly decisions = new Map<number, SendDecision>();
-	/** What this run's updates left in the store: saves Redis a read on the next update of the same keys. */
-	private readonly known = new KnownValues();
+	/** What this run's updates left in the store: saves Redis a read on the next update of the same keys (the other stores read locally). */
+	private readonly known?: KnownValues;
 
 	constructor(
 		readonly store: DurableStore,
@@ -81,6 +83,7 @@ export class SendRecords {
 	) {
 		const windowMs = Math.max(0, Math.round(rules.repeatWindowMinutes * 60_000));
 		this.run = { token: randomUUID(), execution: scope.execution, windowMs, sendTtlMs: Math.max(windowMs, SEND_RECORD_MS) };
+		if (store.kind === 'redis') this.known = new KnownValues();
 	}
 
 	private keysOf(send: RecordedSend, now: number): ItemKeys {
@@ -97,8 +100,8 @@ export class SendRecords {
 	}
 
 	/** One atomic update over the items' keys, tried again when it fails; the answer is checked. */
-	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T): Promise<T[]> {
-		const keys = keysOfItems(items);
+	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
+		const keys = keysOfItems(items, counts);
 		let failure: unknown;
 		for (let attempt = 0; attempt < TRIES; attempt++) {
 			let staged: StagedValues | undefined;
@@ -110,24 +113,26 @@ export class SendRecords {
 						const results = items.map((item) => decide(values, item));
 						return { writes: values.writes(), result: { kind: RESULT, results } };
 					},
-					this.known.guess(keys),
+					this.known?.guess(keys),
 				);
 				const { kind, results } = (answer ?? {}) as { kind?: unknown; results?: unknown };
 				if (kind !== RESULT || !Array.isArray(results) || results.length !== items.length || !staged) throw new Error(`${this.store.label} answered an update with something unexpected`);
 				// The last decision is the one the store applied.
-				this.known.remember(keys, staged);
+				this.known?.remember(keys, staged);
 				return results as T[];
 			} catch (error) {
-				this.known.forget(keys);
+				this.known?.forget(keys);
 				failure = error;
+				// Asking again would need the same key again: the caller names more keys instead.
+				if (error instanceof UnnamedKey) break;
 			}
 		}
 		throw failure;
 	}
 
-	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T): Promise<T[]> {
+	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
 		const results: T[] = [];
-		for (let start = 0; start < items.length; start += ITEMS_PER_UPDATE) results.push(...(await this.update(items.slice(start, start + ITEMS_PER_UPDATE), decide)));
+		for (let start = 0; start < items.length; start += ITEMS_PER_UPDATE) results.push(...(await this.update(items.slice(start, start + ITEMS_PER_UPDATE), decide, counts)));
 		return results;
 	}
 
@@ -176,7 +181,9 @@ export class SendRecords {
 		const holds = itemIndexes.map((itemIndex) => this.held.get(itemIndex));
 		const items = holds.flatMap((held) => held?.keys ?? []);
 		try {
-			const answers = await this.update(items, (values, item) => decideClaim(values, this.run, item));
+			const claim = (values: StagedValues, item: ItemKeys) => decideClaim(values, this.run, item);
+			// Only a send whose message was taken from it meanwhile needs its counts: the rest claim without reading them.
+			const answers = await this.update(items, claim, false).catch(async (error: unknown) => (error instanceof UnnamedKey ? await this.update(items, claim) : Promise.reject(error)));
 			return holds.map((held, index) => {
 				if (!held) return { error: new Error(`Item ${itemIndexes[index] + 1} has no send reservation`) };
 				const answer = answers[items.indexOf(held.keys)];
@@ -198,8 +205,8 @@ export class SendRecords {
 	async markSent(sent: Map<number, string | null>): Promise<RecordsFailure | undefined> {
 		const items = [...sent.keys()].flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
 		try {
-			await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null));
-			this.known.forget(keysOfItems(items));
+			await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null), false);
+			this.known?.forget(keysOfItems(items));
 			return undefined;
 		} catch (error) {
 			return recordsFailure(this.store.label, reasonOf(error), { reserved: [], unknown: items.map((item) => item.itemIndex) });
@@ -221,7 +228,7 @@ export class SendRecords {
 			throw recordsFailure(this.store.label, reasonOf(error), kept);
 		}
 		for (const item of items) this.held.delete(item.itemIndex);
-		this.known.forget(keysOfItems(items));
+		this.known?.forget(keysOfItems(items));
 	}
 
 	/** Releases every reservation whose paid call never started (a failure stopped the batch first). */
