@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { REPO_ROOT } from '../scripts/n8n-runtime';
@@ -36,6 +36,7 @@ function runStore(input: RecordsChildInput, folder: string): StoreRun {
 	const env: NodeJS.ProcessEnv = { ...process.env, N8N_USER_FOLDER: folder, DATA_GATEWAY_STORE_FILE: join(folder, `${input.store}.sqlite`) };
 	delete env.EXECUTIONS_MODE;
 	const flags = ['--expose-gc', ...(input.store === 'memory' ? ['--no-experimental-sqlite'] : []), '--import', 'tsx'];
+	const loadBefore = loadavg()[0];
 	const child = spawnSync(nodeWithSqlite(), [...flags, join(REPO_ROOT, 'bench', 'recordsRun.ts'), JSON.stringify(input)], {
 		cwd: REPO_ROOT,
 		env,
@@ -44,7 +45,7 @@ function runStore(input: RecordsChildInput, folder: string): StoreRun {
 		maxBuffer: 16 * 1024 * 1024,
 	});
 	if (child.status !== 0) throw new Error(`the ${input.store} records run failed (exit ${child.status})`);
-	const run = JSON.parse(child.stdout.trim().split('\n').pop() as string) as StoreRun;
+	const run = { ...(JSON.parse(child.stdout.trim().split('\n').pop() as string) as StoreRun), loadAverage: [loadBefore, loadavg()[0]] as [number, number] };
 	if (run.storeKind !== STORE_KINDS[input.store]) throw new Error(`the ${input.store} run's records were in a ${run.storeKind || 'unknown'} store`);
 	return run;
 }
@@ -91,7 +92,7 @@ export function recordsSection(runs: StoreRun[], stamp: string): string {
 		return (
 			`| ${STORE_NAMES[run.store]} | ${run.firstMsPerSend.toFixed(3)} ms | ${run.lastMsPerSend.toFixed(3)} ms | ${growth.toFixed(2)} × (${met(growth <= TARGET_GROWTH)}) ` +
 			`| ${step(run.lastStoreStep)} (${met(run.lastStoreStep.wallMs <= TARGET_BLOCK_MS)}); over all 40: ${step(run.runStoreStep)} | ${run.lastProcessBlockMs.toFixed(1)} ms ` +
-			`| ${Math.round(run.bytesPerNumber)} B | ${cpuPerSend(run)} | ${storeCallsPerSend(run)} | ${run.firstWallMsPerSend.toFixed(2)} → ${run.lastWallMsPerSend.toFixed(2)} ms | ${run.sends} sent, ${run.failedItems} failed, ${run.totalSeconds.toFixed(1)} s |`
+			`| ${Math.round(run.bytesPerNumber)} B | ${cpuPerSend(run)} | ${storeCallsPerSend(run)} | ${run.firstWallMsPerSend.toFixed(2)} → ${run.lastWallMsPerSend.toFixed(2)} ms | ${run.sends} sent, ${run.failedItems} failed, ${run.totalSeconds.toFixed(1)} s, load average ${run.loadAverage?.map((load) => load.toFixed(1)).join(' → ')} |`
 		);
 	});
 	return `${SECTION_START}
@@ -103,7 +104,7 @@ ${RECORDS_SENDS.toLocaleString('en')} sends through one SMS node (the built pack
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
-Each send is one record per item (reserved → outcome unknown → sent), the message for the repeat window and a count per number in its minute, hour and day, all in one atomic store update per 50 items for reserve and mark sent, and one per item for the claim just before its paid call (see README, "Send records"). Key names are hashes; every key expires on its own.
+Each send is one record per item (reserved → outcome unknown → sent), the message for the repeat window and a count per number in its minute, hour and day, all in one atomic store update per 50 items for reserve and mark sent; the claims just before each paid call share one update per group (the claims asked while the group before was with the store; each item is still claimed before its own paid call), which on Redis is one compare-and-set command, decided on the values the run's previous update left (see README, "Send records"). A claim waiting for its group counts in the records' time. Key names are hashes; every key expires on its own.
 ${SECTION_END}`;
 }
 

@@ -42,4 +42,6 @@ export interface StoreRun {
 	sends: number;
 	failedItems: number;
 	totalSeconds: number;
+	/** The machine's 1-minute load average as the run started and ended (set by bench/records.ts). */
+	loadAverage?: [number, number];
 }
