@@ -140,7 +140,7 @@ describe('SQLite durable store', () => {
 		expect(rows(file)).toEqual([{ key: storedKeyName(key), value: 'kept', expires_at: 1_800_000_090_000 }]);
 	});
 
-	it('sweeps expired rows in bounded chunks, one chunk per update, until none is left', async () => {
+	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in key order), pass after pass, until none is left; a file with the old expiry index loses it', async () => {
 		const file = join(folder, 'sweep.sqlite');
 		let now = 1_800_000_000_000;
 		const store = storeAt(file, () => now);
@@ -149,13 +149,29 @@ describe('SQLite durable store', () => {
 		await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
 		expect(rows(file)).toHaveLength(151);
 		now += 60_000;
-		const remaining: number[] = [];
-		for (let update = 0; update < 4; update++) {
+		const remaining: number[] = [rows(file).length];
+		for (let update = 0; update < 12 && remaining.at(-1) !== 1; update++) {
 			await store.update(['touch'], () => ({ writes: [], result: undefined }));
 			remaining.push(rows(file).length);
+			// Past the pause between passes, so that every update sweeps.
+			now += 30_001;
 		}
-		expect(remaining).toEqual([151 - 64, 151 - 128, 1, 1]);
+		const removed = remaining.slice(1).map((count, index) => remaining[index] - count);
+		expect(Math.max(...removed)).toBeLessThanOrEqual(64);
+		expect(remaining.at(-1)).toBe(1);
+		expect(remaining.length).toBeLessThanOrEqual(7);
 		expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+
+		// The index an earlier form of the store made is dropped when the file is opened again.
+		store.close();
+		const database = new sqlite.DatabaseSync(file);
+		database.exec('CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL');
+		database.close();
+		await storeAt(file, () => now).read(['kept']);
+		const check = new sqlite.DatabaseSync(file);
+		const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'entries_expiry'") as unknown as { all: () => unknown[] }).all();
+		check.close();
+		expect(indexes).toEqual([]);
 	});
 
 	it('fails with a StoreUnavailable naming the file when the file is not a database', async () => {
