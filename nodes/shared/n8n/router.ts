@@ -1,5 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import { namingItemOnce } from '../errors/failures';
 import { addBillHint, isErrorItem, type BillKind } from '../money/bill';
 
 export interface OperationModule {
@@ -20,7 +21,12 @@ export async function routeOperation(
 	if (!module) {
 		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
 	}
-	const items = await module.execute.call(ctx);
+	let items: INodeExecutionData[];
+	try {
+		items = await module.execute.call(ctx);
+	} catch (error) {
+		throw namingItemOnce(error, ctx.getInputData().length);
+	}
 	addBillHint(ctx, module.bill ?? 'free', items);
 	return [withIdentifyingInput(ctx, items)];
 }
