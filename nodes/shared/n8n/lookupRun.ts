@@ -155,6 +155,8 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(telephonePlan, count)] });
 	};
 
+	// Read once: n8n's getNode() deep-copies the node at every call.
+	const asGiven = definition.asGiven && ctx.getNode().typeVersion >= NODE_VERSION_1_2 ? definition.asGiven : undefined;
 	let items: INodeExecutionData[];
 	try {
 		items = await runForEachItem<Plan<Params>, Answered<Answer>>(ctx, {
@@ -169,7 +171,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 					params,
 					question: client.questionKey(operation, params),
 					simplify: simplified ? read('simplify', friendly) : false,
-					given: definition.asGiven && ctx.getNode().typeVersion >= NODE_VERSION_1_2 ? definition.asGiven(read) : undefined,
+					given: asGiven?.(read),
 					reuseMs: reusable ? reuseWindowMs(chosen.reuseAnswersHours) : 0,
 					onlyNew,
 					startOver: onlyNew && chosen.startOver === true,

@@ -4,7 +4,7 @@ import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { readHttpAnswer, type AttemptResult } from './answer';
 import { seconds, type MakeFailure } from './failure';
 import { AttemptDeadline } from './deadline';
-import { dispatcher, type GatewayResponse } from './pool';
+import { dispatcher, MAX_ANSWER_BYTES, type GatewayResponse } from './pool';
 import type { GatewaySettings } from './settings';
 
 /** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
@@ -27,6 +27,9 @@ const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 
 
 const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
+/** The pool's answer to a body past MAX_ANSWER_BYTES (undici's maxResponseSize). */
+const TOO_LARGE_ERROR_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+
 /** What a connection error means, in words first; its code follows in parentheses for searching. */
 const CONNECTION_PROBLEMS: Record<string, string> = {
 	ECONNRESET: 'the connection was closed by the gateway before it answered',
@@ -46,37 +49,6 @@ export function connectionProblem(code: string | undefined, error: unknown): str
 	if (known) return `${known} (${code})`;
 	const detail = code ?? (error instanceof Error && error.message ? error.message : 'unknown error');
 	return `the connection to the gateway failed (${detail})`;
-}
-
-/**
- * The largest answer read: far above any real one (a copyright page of 50 records is some tens of
- * KB), so that no server can make an item hold more memory than this.
- */
-export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
-
-/**
- * The body as text, read as it streams in; `undefined`, with the rest left unread, when it is (or
- * announces itself) larger than `maxBytes`.
- */
-async function readCappedBody(response: GatewayResponse, maxBytes: number): Promise<string | undefined> {
-	const announced = Number(response.headers['content-length']);
-	if (announced > maxBytes) {
-		response.body.destroy();
-		return undefined;
-	}
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of response.body) {
-		size += (chunk as Buffer).length;
-		if (size > maxBytes) {
-			response.body.destroy();
-			return undefined;
-		}
-		chunks.push(chunk as Buffer);
-	}
-	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8');
-	// As undici's body.text(): a byte order mark is not part of the JSON.
-	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -133,10 +105,14 @@ export class GatewayAttempts {
 			const { statusCode } = response;
 			let text: string;
 			try {
-				const body = await readCappedBody(response, MAX_ANSWER_BYTES);
-				if (body === undefined) return this.tooLarge(operation, statusCode);
-				text = body;
+				// A length above the cap is refused before reading; a body without one is cut by the pool (maxResponseSize).
+				if (Number(response.headers['content-length']) > MAX_ANSWER_BYTES) {
+					response.body.destroy();
+					return this.tooLarge(operation, statusCode);
+				}
+				text = await response.body.text();
 			} catch (error) {
+				if (errorCode(error) === TOO_LARGE_ERROR_CODE) return this.tooLarge(operation, statusCode);
 				if (deadline.expired || errorCode(error) === 'UND_ERR_BODY_TIMEOUT' || signal?.aborted) {
 					return this.transportError(operation, error, idempotent, signal, timeoutMs, true);
 				}

@@ -6,6 +6,13 @@ import { registerProcessState } from '../state/processState';
 /** An answer as the pool gives it: status, headers and the body still streaming. */
 export type GatewayResponse = Dispatcher.ResponseData;
 
+/**
+ * The largest answer read: far above any real one (a copyright page of 50 records is some tens of
+ * KB), so that no server can make an item hold more memory than this. The pool ends a body that
+ * passes it (undici's maxResponseSize) with UND_ERR_RES_EXCEEDED_MAX_SIZE.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
 let sharedDispatcher: Dispatcher | undefined;
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
@@ -16,7 +23,7 @@ const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy
  */
 export function dispatcher(): Dispatcher {
 	if (!sharedDispatcher) {
-		const pool = { keepAliveTimeout: 30_000, connections: 64 };
+		const pool = { keepAliveTimeout: 30_000, connections: 64, maxResponseSize: MAX_ANSWER_BYTES };
 		// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- the same variables EnvHttpProxyAgent reads
 		sharedDispatcher = PROXY_VARIABLES.some((name) => process.env[name]) ? new EnvHttpProxyAgent(pool) : new Agent(pool);
 	}
