@@ -41,9 +41,14 @@ function tallyOf(ctx: IExecuteFunctions): Tally {
 }
 
 /** Counts one gateway call that succeeded (and so is billed, for a paid operation). */
+export function countCall(ctx: IExecuteFunctions): void {
+	tallyOf(ctx).calls++;
+}
+
+/** Makes the call and counts it once it succeeded. */
 export async function countedCall<T>(ctx: IExecuteFunctions, call: () => Promise<T>): Promise<T> {
 	const result = await call();
-	tallyOf(ctx).calls++;
+	countCall(ctx);
 	return result;
 }
 

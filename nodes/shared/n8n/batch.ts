@@ -153,8 +153,8 @@ export async function runForEachItem<Plan, Result>(
 	const price = work.paid ? priceOf(work.paid.operation) : 0;
 	// The client counts every attempt against the cap (transport/gatewayClient.ts). A misshapen answer
 	// is billed all the same: kept like a good answer so a re-run does not pay again.
-	const load = async (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> =>
-		await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
+	const load = (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> =>
+		work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
 	let nextIndex = 0;

@@ -5,7 +5,7 @@ import type { z } from 'zod/v4';
 
 import { GatewayFailure, inputError } from '../errors/failures';
 import type { OperationName } from '../gateway/catalog';
-import { countItems, countedCall, noteLookupRun } from '../money/bill';
+import { countCall, countItems, noteLookupRun } from '../money/bill';
 import { executionMemory } from '../state/executionMemory';
 import { CREDENTIAL_TYPE } from '../gateway/account';
 import { parseAnswer } from '../gateway/schemas/fastParse';
@@ -132,17 +132,16 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	};
 
 	const ask = async (item: Plan<Params>): Promise<Answered<Answer>> => {
-		const data = await countedCall(ctx, async () => (await client.call(operation, item.params, schema, call)).data).then(
-			(answer) => {
-				quota.attempted++;
-				return answer;
-			},
-			(error: unknown) => {
-				// A call that left counts against the gateway's quota whatever it answered.
-				if (!(error instanceof GatewayFailure && (error.kind === 'not-sent' || error.kind === 'cancelled'))) quota.attempted++;
-				return Promise.reject(error);
-			},
-		);
+		let data: Answer;
+		try {
+			data = (await client.call(operation, item.params, schema, call)).data;
+		} catch (error) {
+			// A call that left counts against the gateway's quota whatever it answered.
+			if (!(error instanceof GatewayFailure && (error.kind === 'not-sent' || error.kind === 'cancelled'))) quota.attempted++;
+			return await Promise.reject(error);
+		}
+		countCall(ctx);
+		quota.attempted++;
 		if (item.reuseMs <= 0) return { answer: data, reused: false };
 		const answeredAt = await hints.attempt('Reuse Answers For', 'this answer was not kept for later runs', async (store) => await keepAnswer(store, item.question, data, item.reuseMs));
 		return { answer: data, answeredAt, reused: false };
@@ -205,14 +204,18 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
 		}
 		const presented = present(answer, itemPlan);
-		return (Array.isArray(presented) ? presented : [presented]).map((json) => ({
-			json: {
-				...json,
-				...('costYuan' in item.json ? { costYuan: item.json.costYuan } : {}),
-				...(itemPlan.reuseMs > 0 ? { reused: answered.reused, answeredAt: answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt) } : {}),
-			},
-			pairedItem: item.pairedItem,
-		}));
+		// A simplified record is built for this item: its last fields are set in place. A raw answer is shared, so copied.
+		const builtForItem = simplified !== undefined && itemPlan.simplify;
+		const finish = (json: IDataObject): INodeExecutionData => {
+			const record = builtForItem ? json : { ...json };
+			if ('costYuan' in item.json) record.costYuan = item.json.costYuan;
+			if (itemPlan.reuseMs > 0) {
+				record.reused = answered.reused;
+				record.answeredAt = answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt);
+			}
+			return { json: record, pairedItem: item.pairedItem };
+		};
+		return Array.isArray(presented) ? presented.map(finish) : [finish(presented)];
 	});
 	hints.show();
 	return output;

@@ -58,23 +58,22 @@ function errorCode(error: unknown): string | undefined {
 
 /** One HTTP request to the gateway and what became of it; the client decides whether to try again. */
 export class GatewayAttempts {
-	/** The gateway's origin and the path before each operation's, parsed once per client. */
-	private base?: { origin: string; path: string };
+	/** What every request of the client shares, made on its first request: the gateway's origin, the path before each operation's, the headers, the appCode as a query parameter. */
+	private fixed?: { origin: string; path: string; headers: Record<string, string>; appCodeQuery: string };
 
 	constructor(
 		private readonly settings: GatewaySettings,
 		private readonly fail: MakeFailure,
 	) {}
 
-	private target(operation: OperationName, params: Record<string, QueryValue>): { origin: string; path: string } {
-		if (!this.base) {
+	private shared() {
+		if (!this.fixed) {
 			const url = new URL(this.settings.baseUrl);
-			this.base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+			const inHeader = this.settings.appCodePlacement === 'header';
+			const headers: Record<string, string> = inHeader ? { accept: 'application/json', authorization: `AppCode ${this.settings.appCode}` } : { accept: 'application/json' };
+			this.fixed = { origin: url.origin, path: url.pathname.replace(/\/+$/, ''), headers, appCodeQuery: inHeader ? '' : buildQueryString({ appCode: this.settings.appCode }) };
 		}
-		const query = buildQueryString(
-			this.settings.appCodePlacement === 'query' ? { ...params, appCode: this.settings.appCode } : params,
-		);
-		return { origin: this.base.origin, path: `${this.base.path}${OPERATIONS[operation].path}${query ? `?${query}` : ''}` };
+		return this.fixed;
 	}
 
 	async run(
@@ -83,18 +82,21 @@ export class GatewayAttempts {
 		signal: AbortSignal | undefined,
 		timeoutMs: number,
 	): Promise<AttemptResult> {
-		const { idempotent } = OPERATIONS[operation];
-		const headers: Record<string, string> = { accept: 'application/json' };
-		if (this.settings.appCodePlacement === 'header') headers.authorization = `AppCode ${this.settings.appCode}`;
-
+		const { idempotent, path } = OPERATIONS[operation];
 		const deadline = new AttemptDeadline(timeoutMs, signal);
 		try {
 			let response: GatewayResponse;
 			try {
+				// Inside the try: a Base URL that is not a URL fails here, as a failed attempt.
+				const fixed = this.shared();
+				const own = buildQueryString(params);
+				// The appCode goes last, as if it were the last of the params.
+				const query = own && fixed.appCodeQuery ? `${own}&${fixed.appCodeQuery}` : own || fixed.appCodeQuery;
 				response = await dispatcher().request({
-					...this.target(operation, params),
+					origin: fixed.origin,
+					path: `${fixed.path}${path}${query ? `?${query}` : ''}`,
 					method: 'GET',
-					headers,
+					headers: fixed.headers,
 					signal: deadline.signal,
 					headersTimeout: timeoutMs,
 					bodyTimeout: timeoutMs,
