@@ -4,7 +4,7 @@ import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { readHttpAnswer, type AttemptResult } from './answer';
 import { seconds, type MakeFailure } from './failure';
 import { AttemptDeadline } from './deadline';
-import { dispatcher, MAX_ANSWER_BYTES, type GatewayResponse } from './pool';
+import { ANSWER_TOO_LARGE, exchange, ExchangeFailed, MAX_ANSWER_BYTES, type GatewayExchange } from './pool';
 import type { GatewaySettings } from './settings';
 
 /** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
@@ -27,8 +27,6 @@ const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 
 
 const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-/** The pool's answer to a body past MAX_ANSWER_BYTES (undici's maxResponseSize). */
-const TOO_LARGE_ERROR_CODE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
 
 /** What a connection error means, in words first; its code follows in parentheses for searching. */
 const CONNECTION_PROBLEMS: Record<string, string> = {
@@ -84,53 +82,38 @@ export class GatewayAttempts {
 	): Promise<AttemptResult> {
 		const { idempotent, path } = OPERATIONS[operation];
 		const deadline = new AttemptDeadline(timeoutMs, signal);
+		let answer: GatewayExchange;
 		try {
-			let response: GatewayResponse;
-			try {
-				// Inside the try: a Base URL that is not a URL fails here, as a failed attempt.
-				const fixed = this.shared();
-				const own = buildQueryString(params);
-				// The appCode goes last, as if it were the last of the params.
-				const query = own && fixed.appCodeQuery ? `${own}&${fixed.appCodeQuery}` : own || fixed.appCodeQuery;
-				response = await dispatcher().request({
-					origin: fixed.origin,
-					path: `${fixed.path}${path}${query ? `?${query}` : ''}`,
-					method: 'GET',
-					headers: fixed.headers,
-					signal: deadline.signal,
-					headersTimeout: timeoutMs,
-					bodyTimeout: timeoutMs,
-				});
-			} catch (error) {
-				return this.transportError(operation, error, idempotent, signal, timeoutMs, deadline.expired);
+			// Inside the try: a Base URL that is not a URL fails here, as a failed attempt.
+			const fixed = this.shared();
+			const own = buildQueryString(params);
+			// The appCode goes last, as if it were the last of the params.
+			const query = own && fixed.appCodeQuery ? `${own}&${fixed.appCodeQuery}` : own || fixed.appCodeQuery;
+			answer = await exchange(
+				{ origin: fixed.origin, path: `${fixed.path}${path}${query ? `?${query}` : ''}`, headers: fixed.headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+				(abort) => deadline.attach(abort),
+			);
+		} catch (error) {
+			const failed = error instanceof ExchangeFailed ? error : undefined;
+			const cause = failed ? failed.reason : error;
+			if (failed?.statusCode === undefined) return this.transportError(operation, cause, idempotent, signal, timeoutMs, deadline.expired);
+			// The answer had begun.
+			if (errorCode(cause) === ANSWER_TOO_LARGE) return this.tooLarge(operation, failed.statusCode);
+			if (deadline.expired || errorCode(cause) === 'UND_ERR_BODY_TIMEOUT' || signal?.aborted) {
+				return this.transportError(operation, cause, idempotent, signal, timeoutMs, true);
 			}
-			const { statusCode } = response;
-			let text: string;
-			try {
-				// A length above the cap is refused before reading; a body without one is cut by the pool (maxResponseSize).
-				if (Number(response.headers['content-length']) > MAX_ANSWER_BYTES) {
-					response.body.destroy();
-					return this.tooLarge(operation, statusCode);
-				}
-				text = await response.body.text();
-			} catch (error) {
-				if (errorCode(error) === TOO_LARGE_ERROR_CODE) return this.tooLarge(operation, statusCode);
-				if (deadline.expired || errorCode(error) === 'UND_ERR_BODY_TIMEOUT' || signal?.aborted) {
-					return this.transportError(operation, error, idempotent, signal, timeoutMs, true);
-				}
-				return {
-					retryable: false,
-					mayBeBilled: true,
-					failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
-						httpStatus: statusCode,
-						hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
-					}),
-				};
-			}
-			return readHttpAnswer(this.fail, this.settings.appCode, operation, statusCode, response.headers, text);
+			return {
+				retryable: false,
+				mayBeBilled: true,
+				failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${failed.statusCode}) was cut off before it was complete`, {
+					httpStatus: failed.statusCode,
+					hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
+				}),
+			};
 		} finally {
 			deadline.clear();
 		}
+		return readHttpAnswer(this.fail, this.settings.appCode, operation, answer.statusCode, answer.headers, answer.text);
 	}
 
 	/** An answer above MAX_ANSWER_BYTES: not read further, and (the call reached the gateway) not repeated. */
