@@ -187,6 +187,8 @@ export async function runForEachItem<Plan, Result>(
 					failures.push({ itemIndex, error: itemError });
 				}
 			}
+			// Done with: a long batch holds each plan only until its item is answered.
+			plans[itemIndex] = undefined;
 		}
 	};
 	const workers = Math.max(1, Math.min(work.concurrency, items.length));

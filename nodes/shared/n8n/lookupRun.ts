@@ -154,6 +154,26 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(telephonePlan, count)] });
 	};
 
+	const present = (answer: Answer, item: Plan<Params>) => {
+		if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.given) : simplified.v1(answer);
+		return definition.raw ? definition.raw(answer) : (answer as IDataObject);
+	};
+	/** An item's output records: its answer presented, then costYuan (when given) and the reuse fields last. */
+	const recordsOf = (answer: Answer, answered: Answered<Answer>, itemPlan: Plan<Params>, costYuan: unknown): IDataObject[] => {
+		const presented = present(answer, itemPlan);
+		// A simplified record is built for this item: its last fields are set in place. A raw answer is shared, so copied.
+		const builtForItem = simplified !== undefined && itemPlan.simplify;
+		return (Array.isArray(presented) ? presented : [presented]).map((json) => {
+			const record = builtForItem ? json : { ...json };
+			if (costYuan !== undefined) record.costYuan = costYuan;
+			if (itemPlan.reuseMs > 0) {
+				record.reused = answered.reused;
+				record.answeredAt = answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt);
+			}
+			return record;
+		});
+	};
+
 	// Read once: n8n's getNode() deep-copies the node at every call.
 	const asGiven = definition.asGiven && ctx.getNode().typeVersion >= NODE_VERSION_1_2 ? definition.asGiven : undefined;
 	let items: INodeExecutionData[];
@@ -181,7 +201,9 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			paid: paid ? { operation, client } : undefined,
 			beforeCalls: reusable || telephonePlan?.refuseBeyondQuota ? beforeCalls : undefined,
 			execute: ask,
-			output: (answered, item) => ({ [CARRIED]: { answered, plan: item } }) as unknown as IDataObject,
+			// Presented at once, unless the item waits to know what is new; a paid item's costYuan is set in place by runForEachItem.
+			output: (answered, item) =>
+				item.onlyNew ? ({ [CARRIED]: { answered, plan: item } } as unknown as IDataObject) : recordsOf(answered.answer, answered, item, paid ? 0 : undefined),
 		});
 	} finally {
 		await settleQuota();
@@ -189,34 +211,24 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 
 	noteLookupRun(ctx, { answered: countItems(items).answered, earlier });
 	const fresh = await newsOf(items);
-	const present = (answer: Answer, item: Plan<Params>) => {
-		if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.given) : simplified.v1(answer);
-		return definition.raw ? definition.raw(answer) : (answer as IDataObject);
-	};
-	const output = items.flatMap((item) => {
-		const carried = item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
-		if (!carried) return [item];
-		const { answered, plan: itemPlan } = carried;
-		let answer = answered.answer;
-		if (fresh && itemPlan.onlyNew) {
-			const prints = new Set(fresh.get(itemPlan.question));
-			if (prints.size === 0) return [];
-			if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
-		}
-		const presented = present(answer, itemPlan);
-		// A simplified record is built for this item: its last fields are set in place. A raw answer is shared, so copied.
-		const builtForItem = simplified !== undefined && itemPlan.simplify;
-		const finish = (json: IDataObject): INodeExecutionData => {
-			const record = builtForItem ? json : { ...json };
-			if ('costYuan' in item.json) record.costYuan = item.json.costYuan;
-			if (itemPlan.reuseMs > 0) {
-				record.reused = answered.reused;
-				record.answeredAt = answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt);
-			}
-			return { json: record, pairedItem: item.pairedItem };
-		};
-		return Array.isArray(presented) ? presented.map(finish) : [finish(presented)];
-	});
+	const carriedOf = (item: INodeExecutionData) => item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
+	// Only the items that waited to know what is new are still to present.
+	const anyCarried = items.some((item) => carriedOf(item) !== undefined);
+	const output = !anyCarried
+		? items
+		: items.flatMap((item) => {
+				const carried = carriedOf(item);
+				if (!carried) return [item];
+				const { answered, plan: itemPlan } = carried;
+				let answer = answered.answer;
+				if (fresh && itemPlan.onlyNew) {
+					const prints = new Set(fresh.get(itemPlan.question));
+					if (prints.size === 0) return [];
+					if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
+				}
+				const costYuan = 'costYuan' in item.json ? item.json.costYuan : undefined;
+				return recordsOf(answer, answered, itemPlan, costYuan).map((json) => ({ json, pairedItem: item.pairedItem }));
+			});
 	hints.show();
 	return output;
 
