@@ -54,11 +54,11 @@ export function dispatcher(): Dispatcher {
  * end the request once it has started (the attempt's deadline). An answer above MAX_ANSWER_BYTES
  * fails with the code ANSWER_TOO_LARGE, whether announced by its length or met while reading.
  */
-export async function exchange(
+export function exchange(
 	request: { origin: string; path: string; headers: Record<string, string>; headersTimeout: number; bodyTimeout: number },
 	attach: (abort: (reason: Error) => void) => void,
 ): Promise<GatewayExchange> {
-	return await new Promise<GatewayExchange>((resolve, reject) => {
+	return new Promise<GatewayExchange>((resolve, reject) => {
 		let statusCode: number | undefined;
 		let headers: GatewayExchange['headers'] = {};
 		const chunks: Buffer[] = [];
