@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
@@ -10,7 +10,8 @@ import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
+		// 1.2: one cost column on copyright records; 1.3: failed items on the error output keep the item's input.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_3),
 		displayName: 'Data Gateway Enterprise',
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
-import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
@@ -12,8 +12,8 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: Template Variables opens on "From the Template"; saved nodes keep their form.
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
+		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input. Saved nodes keep their form.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_3),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },

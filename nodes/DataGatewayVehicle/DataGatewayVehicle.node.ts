@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import { router } from './actions/router';
 import { PRICES_YUAN } from '../shared/gateway/catalog';
 import { priceNotice } from '../shared/n8n/priceNotice';
@@ -10,7 +10,8 @@ import * as violation from './actions/violation';
 
 export class DataGatewayVehicle implements INodeType {
 	description: INodeTypeDescription = {
-		...nodeSkeleton('action'),
+		// 1.2: failed items on the error output keep the item's input.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
 		displayName: 'Data Gateway Vehicle',
 		name: 'dataGatewayVehicle',
 		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },

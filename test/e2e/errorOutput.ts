@@ -96,4 +96,39 @@ export async function checkErrorOutput(options: ErrorOutputOptions): Promise<voi
 	assert.match(String(sms.failed[0].json.error), /Item 2: Phone Number "12345"/, 'the failed item names the item and field');
 	assert.equal(emulator.ledger().byPath['/sms/send']?.calls, 2, 'SMS: two sends, none for 12345');
 	log('SMS Send with phone 12345 in the middle: 2 sent on Success, 1 on Error, 2 send calls');
+
+	// From Enterprise and SMS 1.3 the failed item leaves without `.error`, as { error, message }, and n8n lays its input beneath.
+	const keeps = await runBranching(
+		options,
+		branchingWorkflow('dgwErrorOutputKeepsInput', [{ keyword: 'notfound 公司', row: 7 }], {
+			id: 'lookup13',
+			type: `${options.typePrefix}dataGatewayEnterprise`,
+			typeVersion: 1.3,
+			parameters: { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' },
+			credentials,
+		}),
+	);
+	const [keptLookup] = keeps.failed;
+	assert.deepEqual(Object.keys(keptLookup?.json ?? {}).sort(), ['error', 'keyword', 'message', 'row'], `Enterprise 1.3: the failed item keeps its input, got ${JSON.stringify(keeps.failed).slice(0, 500)}`);
+	assert.equal(keptLookup.json.keyword, 'notfound 公司');
+	assert.match(String(keptLookup.json.error), /gateway code 20004/);
+	emulator.resetLedger();
+	const keptSms = await runBranching(
+		options,
+		branchingWorkflow('dgwErrorOutputSmsKeepsInput', [{ phone: '13900030011', name: 'Ann' }, { phone: '12345', name: 'Bob' }], {
+			id: 'send13',
+			type: `${options.typePrefix}dataGatewaySms`,
+			typeVersion: 1.3,
+			parameters: sendParameters(emulator, { variables: codeVariable('4455') }),
+			credentials,
+		}),
+	);
+	assert.deepEqual(keptSms.success.map((item) => item.json.phone), ['13900030011'], `SMS 1.3: one sent on Success, got ${JSON.stringify(keptSms.success).slice(0, 500)}`);
+	assert.equal(keptSms.failed.length, 1, `SMS 1.3: one item on Error, got ${JSON.stringify(keptSms.failed).slice(0, 500)}`);
+	const keptPhone = keptSms.failed[0].json;
+	assert.deepEqual(Object.keys(keptPhone).sort(), ['error', 'message', 'name', 'phone'], `SMS 1.3: the failed item keeps its input, got ${JSON.stringify(keptPhone)}`);
+	assert.deepEqual([keptPhone.phone, keptPhone.name], ['12345', 'Bob']);
+	assert.match(String(keptPhone.error), /^Item 2: Phone Number "12345"/);
+	assert.match(String(keptPhone.message), /No call was made/);
+	log('Enterprise and SMS 1.3: the failed items on Error keep their input (keyword, phone) beside error and message');
 }

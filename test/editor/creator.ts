@@ -10,8 +10,8 @@ const ACTIONS: Record<string, string[]> = {
 	'Data Gateway Vehicle': ['Get violation support rules', 'Query violations of a vehicle', 'Get vehicle detail'],
 	'Data Gateway Enterprise': ['Get company registration details', 'Get many copyright registrations'],
 	'Data Gateway Telephone': ['Identify a phone number'],
-	// In the order of the node's options (alphabetical: n8n's linter wants five or more so), then signatures and templates.
-	'Data Gateway SMS': ['Check pending deliveries', 'Get the status of a message', 'Preview an SMS without sending', 'Send an SMS', 'Send an SMS and check delivery', 'Create a signature', 'Get a template'],
+	// The message actions in the order people use them (the node's option order), then signatures and templates.
+	'Data Gateway SMS': ['Send an SMS', 'Send an SMS and check delivery', 'Preview an SMS without sending', 'Get the status of a message', 'Check pending deliveries', 'Create a signature', 'Get a template'],
 };
 
 const itemNames = (page: Page) => page.locator('[data-test-id="node-creator-item-name"]');

@@ -20,6 +20,7 @@ import { newSandbox, npmStart, stopAll, waitReady, type NpmStart } from '../sand
 import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
 import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkSubtitlesAndDocs, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
+import { checkItemNamedOnce } from './errorItems';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -191,6 +192,14 @@ async function main() {
 				await screenshot(page, 'error-branch');
 			}
 		});
+		await check('from 1.3 the Error branch keeps the failed item\'s input (its phone) beside error and message', async () => {
+			try {
+				await checkErrorBranch(page, rest, sandbox.url, { id: CREDENTIAL_ID, name: credentialNameFor(sandbox.emulatorUrl, true) }, 1.3);
+			} finally {
+				await screenshot(page, 'error-branch-keeps-input');
+			}
+		});
+		await check('the error that stops a node names its item once, counted from 1 (no " [item 0]")', async () => await checkItemNamedOnce(page, rest, sandbox.url, credential));
 
 		await check('the browser console shows no errors from the package', async () => {
 			// The editor itself looks the package up on its registry for the node details panel; offline that

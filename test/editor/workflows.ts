@@ -64,10 +64,13 @@ export async function billHint(page: Page, nodeLabel: string): Promise<string[]>
 	return (await hints.allInnerTexts()).map((text) => text.trim());
 }
 
-/** A Telephone node under "Continue (using error output)" with one good and one bad number. */
-export async function checkErrorBranch(page: Page, rest: N8nRest, url: string, credential: { id: string; name: string }) {
+/**
+ * A Telephone node under "Continue (using error output)" with one good and one bad number. From
+ * version 1.3 the failed item keeps its input: the Error branch's table has the `phone` column.
+ */
+export async function checkErrorBranch(page: Page, rest: N8nRest, url: string, credential: { id: string; name: string }, typeVersion = 1.1) {
 	const workflow = await rest.createWorkflow({
-		name: 'Editor check: error output',
+		name: `Editor check: error output (${typeVersion})`,
 		nodes: [
 			{ id: 'e1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 			{
@@ -82,7 +85,7 @@ export async function checkErrorBranch(page: Page, rest: N8nRest, url: string, c
 				id: 'e3',
 				name: 'Identify',
 				type: 'n8n-nodes-data-gateway.dataGatewayTelephone',
-				typeVersion: 1.1,
+				typeVersion,
 				position: [440, 0],
 				onError: 'continueErrorOutput',
 				parameters: { phoneNumber: '={{ $json.phone }}' },
@@ -104,4 +107,10 @@ export async function checkErrorBranch(page: Page, rest: N8nRest, url: string, c
 	assert.match(successText, /Success Branch \(1 item\)/, `the good item stays on the Success branch (tabs: "${successText}", "${errorText}")`);
 	const output = await page.locator('[data-test-id="output-panel"]').innerText();
 	assert.match(output, /Phone Number "call me"/, 'the error item names the item and the field');
+	const columns = (await page.locator('[data-test-id="output-panel"] table th').allInnerTexts()).map((text) => text.trim());
+	if (typeVersion >= 1.3) {
+		assert.ok(['phone', 'error', 'message'].every((name) => columns.includes(name)), `the Error branch keeps the input beside the error: columns ${JSON.stringify(columns)}`);
+	} else {
+		assert.deepEqual(columns.filter((name) => name === 'phone'), [], `saved versions keep n8n's { error } item: columns ${JSON.stringify(columns)}`);
+	}
 }

@@ -14,9 +14,12 @@ useEmulator((started) => (emulator = started), { reviewDelayMs: HOUR, deliveryDe
 const enterprise = new DataGatewayEnterprise();
 const sms = new DataGatewaySms();
 
+/** The versions before error items kept the input (errorOutputKeepsInput.test.ts): what saved workflows get. */
+const SAVED_VERSION = 1.2;
+
 function run(type: INodeType, parameters: INodeParameters, items: IDataObject[], settings: WorkflowStep['settings'], appCode = emulator.demo.memberAppCode) {
 	return runWorkflow({
-		steps: [{ name: 'Node', type, parameters, settings }],
+		steps: [{ name: 'Node', type, typeVersion: SAVED_VERSION, parameters, settings }],
 		items,
 		credentials: { dataGatewayApi: { appCodeSecret: appCode, baseUrl: emulator.url } },
 	});
@@ -31,7 +34,7 @@ const phones = [{ phone: '13900002001' }, { phone: '12345' }, { phone: '13900002
 
 const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);
 
-describe('Continue (using error output): failed items leave on the error output, paired with their input', () => {
+describe('Continue (using error output), versions saved before 1.3: failed items leave on the error output, paired with their input', () => {
 	it('a lookup: the unknown company goes to the Error branch, the other two to Success', async () => {
 		const result = await run(enterprise, registration, companies, { onError: 'continueErrorOutput' });
 		expect(result.error).toBeUndefined();
@@ -62,7 +65,7 @@ describe('Continue (using error output): failed items leave on the error output,
 
 	it('a refusal of the whole node (the spending cap) sends every item to the Error branch, none to Success', async () => {
 		const result = await runWorkflow({
-			steps: [{ name: 'Node', type: enterprise, parameters: registration, settings: { onError: 'continueErrorOutput' } }],
+			steps: [{ name: 'Node', type: enterprise, typeVersion: SAVED_VERSION, parameters: registration, settings: { onError: 'continueErrorOutput' } }],
 			items: companies,
 			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxSpendPerExecution: 0.5 } },
 		});
@@ -76,7 +79,7 @@ describe('Continue (using error output): failed items leave on the error output,
 
 	it.each(['send', 'sendAndCheck'])('SMS %s refused whole by the spending cap: every item on the Error branch says why', async (operation) => {
 		const result = await runWorkflow({
-			steps: [{ name: 'Node', type: sms, parameters: { ...send(), operation, waitTimeoutSeconds: 1 }, settings: { onError: 'continueErrorOutput' } }],
+			steps: [{ name: 'Node', type: sms, typeVersion: SAVED_VERSION, parameters: { ...send(), operation, waitTimeoutSeconds: 1 }, settings: { onError: 'continueErrorOutput' } }],
 			items: [{ phone: '13900002011' }, { phone: '13900002012' }],
 			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, maxSpendPerExecution: 0.04 } },
 		});

@@ -169,7 +169,7 @@ describe('at most once', () => {
 			],
 			{ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
 		);
-		expect(result.error?.message).toMatch(/^Send SMS failed: gateway code \d+: the template is missing or not approved/);
+		expect(result.error?.message).toMatch(/^Item 2: Send SMS failed: gateway code \d+: the template is missing or not approved/);
 		// Item 1 once; item 2 was refused by the gateway on each of the 3 tries, so asking again was safe.
 		expect(sendCalls()).toBe(4);
 		const sentToFirst = emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call' && call.code === 0);

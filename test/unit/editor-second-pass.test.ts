@@ -6,6 +6,7 @@ import { Workflow, type INode, type INodeParameters, type INodeProperties, type 
 import { DataGatewayApi } from '../../credentials/DataGatewayApi.credentials';
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { checkPendingDeliveries, getStatus, preview, send, sendAndCheck } from '../../nodes/DataGatewaySms/actions/message';
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
 import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
@@ -38,8 +39,10 @@ describe('the node creator: the SMS entry is about sending', () => {
 		expect(trigger.description.description).toMatch(/^Send SMS text messages \(短信\).*this trigger starts a workflow/);
 	});
 
-	it('the message actions, alphabetical as n8n\'s linter wants five or more options', () => {
-		expect(messageOperations().map((option) => option.action)).toEqual(['Check pending deliveries', 'Get the status of a message', 'Preview an SMS without sending', 'Send an SMS', 'Send an SMS and check delivery']);
+	it('the message actions in the order people use them: Send first, Check Pending Deliveries last', () => {
+		expect(messageOperations().map((option) => option.action)).toEqual(['Send an SMS', 'Send an SMS and check delivery', 'Preview an SMS without sending', 'Get the status of a message', 'Check pending deliveries']);
+		// Each entry is the operation file's own, so its name and action are written once.
+		expect(messageOperations()).toEqual([send.option, sendAndCheck.option, preview.option, getStatus.option, checkPendingDeliveries.option]);
 		const resources = sms.description.properties.find((property) => property.name === 'resource')?.options as INodePropertyOptions[];
 		expect(resources.map((option) => option.value)).toEqual(['message', 'signature', 'template']);
 	});
@@ -67,9 +70,9 @@ describe('the SMS form', () => {
 		expect(notice.displayName).toMatch(/Preview, Get Status, signatures and templates: free/);
 	});
 
-	it('version 1.2 opens Template Variables on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {
-		expect(sms.description.version).toEqual([1, 1.1, 1.2]);
-		expect(sms.description.defaultVersion).toBe(1.2);
+	it('from version 1.2 Template Variables opens on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {
+		expect(sms.description.version).toEqual([1, 1.1, 1.2, 1.3]);
+		expect(sms.description.defaultVersion).toBe(1.3);
 		const forSend = (property: INodeProperties) => (property.displayOptions?.show?.operation as string[]).includes('send');
 		const defaults = byName('variablesInput').filter(forSend).map((property) => [JSON.stringify(property.displayOptions?.show?.['@version']), property.default]);
 		expect(defaults).toEqual([

@@ -158,3 +158,22 @@ export function inputError(node: INode, itemIndex: number, field: string, proble
 		itemIndex,
 	});
 }
+
+/**
+ * The error that stops a node, as n8n's editor shows it. The editor appends " [item N]", counted
+ * from 0, when the node had several input items and the error has `context.itemIndex`, unless the
+ * message already contains "item N" (NodeErrorView, n8n 2.41). Our messages count items from 1
+ * ("Item 2: …", as continue-on-fail items read), so the stopping error names its item there, once,
+ * and leaves n8n's index out. Continue-on-fail items keep theirs: they are built before this.
+ */
+export function namingItemOnce<T>(error: T, inputItems: number): T {
+	if (!(error instanceof NodeApiError || error instanceof NodeOperationError)) return error;
+	const index = error.context.itemIndex;
+	if (typeof index !== 'number') return error;
+	const named = new RegExp(`^Item ${index + 1}\\b`).test(error.message);
+	// With one input item the editor adds nothing and there is no other item to tell it from.
+	if (!named && inputItems < 2) return error;
+	if (!named) error.message = `Item ${index + 1}: ${error.message}`;
+	delete error.context.itemIndex;
+	return error;
+}

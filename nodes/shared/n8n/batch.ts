@@ -5,6 +5,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { spendMeter } from '../transport/clientForNode';
 import { asNodeError, MisshapenAnswer } from '../errors/failures';
 import { describeCalls, priceOf, type SpendMeter } from '../money/spend';
+import { errorItemsKeepInput } from './description';
 import type { OperationName } from '../gateway/catalog';
 import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from '../state/executionMemory';
 import type { GatewayClient } from '../transport/gatewayClient';
@@ -49,19 +50,31 @@ type ItemError = NodeApiError | NodeOperationError;
 
 const asItemError = (ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError => asNodeError(ctx.getNode(), error, itemIndex);
 
+/** How failed items leave under Continue On Fail: see errorItem. */
+type ErrorItemForm = 'regular' | 'errorOutput' | 'errorOutputWithInput';
+
+function errorItemForm(ctx: IExecuteFunctions): ErrorItemForm {
+	if (errorItemsKeepInput(ctx.getNode())) return 'errorOutputWithInput';
+	return ctx.getNode().onError === 'continueErrorOutput' ? 'errorOutput' : 'regular';
+}
+
 /**
  * A failed item under Continue On Fail. Under "Continue (using error output)" it carries `error`
  * (as n8n's own nodes set it), which sends it to the error output; n8n then shows the error's
- * message, description and context. Under "Continue (regular output)" it carries no `error`, for
- * n8n would replace the json by the message alone: the readable fields stay. The error is
- * redacted by asNodeError.
+ * message, description and context, and replaces the json by the message alone. From the versions
+ * in ERROR_ITEMS_KEEP_INPUT_FROM it carries no `error` and its json only `error` and `message` (the
+ * fix): n8n routes such an item to the error output and lays the input item's json beneath it, so
+ * the error branch keeps the phone, plate or keyword. Under "Continue (regular output)" it carries
+ * no `error`, for n8n would replace the json: the readable fields stay. The error is redacted by asNodeError.
  */
-function errorItem(error: ItemError, itemIndex: number, toErrorOutput: boolean): INodeExecutionData {
+function errorItem(error: ItemError, itemIndex: number, form: ErrorItemForm): INodeExecutionData {
+	const pairedItem = { item: itemIndex };
+	if (form === 'errorOutputWithInput') return { json: error.description ? { error: error.message, message: error.description } : { error: error.message }, pairedItem };
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;
 	const gatewayCode = error.context.gatewayCode;
 	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
-	return toErrorOutput ? { json, error, pairedItem: { item: itemIndex } } : { json, pairedItem: { item: itemIndex } };
+	return form === 'errorOutput' ? { json, error, pairedItem } : { json, pairedItem };
 }
 
 /** The answer of a call that succeeded (code 0, billed) with data that did not fit the schema. */
@@ -80,7 +93,7 @@ export async function runForEachItem<Plan, Result>(
 ): Promise<INodeExecutionData[]> {
 	const items = ctx.getInputData();
 	const continueOnFail = ctx.continueOnFail();
-	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	const errorForm = errorItemForm(ctx);
 	const plans: Array<Plan | undefined> = new Array(items.length);
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
 
@@ -99,7 +112,7 @@ export async function runForEachItem<Plan, Result>(
 		} catch (error) {
 			const itemError = asItemError(ctx, error, itemIndex);
 			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+			results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
 		}
 	}
 
@@ -115,7 +128,7 @@ export async function runForEachItem<Plan, Result>(
 		for (let itemIndex = 0; itemIndex < results.length; itemIndex++) {
 			if (results[itemIndex]) continue;
 			const itemError = asNodeError(node, new NodeOperationError(node, message, { description: typeof description === 'string' ? description : undefined, itemIndex }), itemIndex);
-			results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+			results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
 		}
 	};
 	// `results` has holes until filled: array methods would skip them.
@@ -131,7 +144,7 @@ export async function runForEachItem<Plan, Result>(
 			for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (!continueOnFail) throw itemError;
-				results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+				results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
 			}
 		} catch (error) {
 			failPending(error);
@@ -182,7 +195,7 @@ export async function runForEachItem<Plan, Result>(
 			} catch (error) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {
-					results[itemIndex] = [errorItem(itemError, itemIndex, toErrorOutput)];
+					results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
 				} else {
 					failures.push({ itemIndex, error: itemError });
 				}

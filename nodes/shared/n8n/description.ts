@@ -1,6 +1,7 @@
 import {
 	NodeConnectionTypes,
 	type IDisplayOptions,
+	type INode,
 	type IExecuteFunctions,
 	type INodeProperties,
 	type INodePropertyOptions,
@@ -29,16 +30,41 @@ export const LATEST_NODE_VERSION = 1.1;
  * copyright records carry one cost column (`costYuan`) that adds up to the bill. Telephone: the
  * simplified record keeps the number as given (`phoneAsGiven`) beside the normalised `phone`. SMS:
  * Template Variables opens on "From the Template". SMS Trigger: the URL Token is part of the
- * webhook path, and `receivedAt` is China time.
+ * webhook path, and `receivedAt` is China time. Vehicle: error items keep the input (see
+ * ERROR_ITEMS_KEEP_INPUT_FROM).
  */
 export const NODE_VERSIONS_TO_1_2 = [1, 1.1, 1.2];
 export const NODE_VERSION_1_2 = 1.2;
+
+/** Version 1.3 of the SMS, Enterprise and Telephone nodes: error items keep the input (see below). */
+export const NODE_VERSIONS_TO_1_3 = [1, 1.1, 1.2, 1.3];
+
+/**
+ * The first version of each action node whose failed items, under "Continue (using error output)",
+ * carry the item's input (phone, plate, keyword, task ID) on the error branch. Older versions keep
+ * their error items as saved workflows know them. Vehicle had no 1.2, so its 1.2 is this change.
+ */
+const ERROR_ITEMS_KEEP_INPUT_FROM: Record<string, number> = {
+	dataGatewaySms: 1.3,
+	dataGatewayEnterprise: 1.3,
+	dataGatewayTelephone: 1.3,
+	dataGatewayVehicle: 1.2,
+};
+
+/** Whether this node's failed items leave on the error output with the item's input beneath the error. */
+export function errorItemsKeepInput(node: INode): boolean {
+	if (node.onError !== 'continueErrorOutput') return false;
+	// The type is `<package>.<name>` (or `CUSTOM.<name>`); n8n's AI-tool variant adds `Tool`.
+	const name = node.type.slice(node.type.lastIndexOf('.') + 1).replace(/Tool$/, '');
+	const from = ERROR_ITEMS_KEEP_INPUT_FROM[name];
+	return from !== undefined && node.typeVersion >= from;
+}
 
 /**
  * What every node of the package has in common: its versions and, for action nodes, one main input
  * and output. Each node file spreads this and adds its own name, texts and properties; the icon,
  * `usableAsTool` and the credential stay written out there because n8n's linter reads them from the node file.
- * `versions`: NODE_VERSIONS_TO_1_2 for the Enterprise, Telephone, SMS and SMS Trigger nodes; new nodes get the newest.
+ * `versions`: NODE_VERSIONS_TO_1_3 for the Enterprise, Telephone and SMS nodes, NODE_VERSIONS_TO_1_2 for Vehicle and the SMS Trigger; new nodes get the newest.
  */
 export function nodeSkeleton(kind: 'action' | 'trigger', versions: number[] = NODE_VERSIONS): Pick<INodeTypeDescription, 'version' | 'defaultVersion' | 'inputs' | 'outputs'> {
 	return { version: versions, defaultVersion: Math.max(...versions), inputs: kind === 'trigger' ? [] : mainConnection, outputs: mainConnection };

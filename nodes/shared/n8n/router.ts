@@ -1,5 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import { namingItemOnce } from '../errors/failures';
 import { addBillHint, isErrorItem, type BillKind } from '../money/bill';
 
 export interface OperationModule {
@@ -20,7 +21,12 @@ export async function routeOperation(
 	if (!module) {
 		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`);
 	}
-	const items = await module.execute.call(ctx);
+	let items: INodeExecutionData[];
+	try {
+		items = await module.execute.call(ctx);
+	} catch (error) {
+		throw namingItemOnce(error, ctx.getInputData().length);
+	}
 	addBillHint(ctx, module.bill ?? 'free', items);
 	return [withIdentifyingInput(ctx, items)];
 }
@@ -34,11 +40,13 @@ export const IDENTIFYING_PARAMETERS = ['phone', 'phoneNumber', 'carNumber', 'key
 
 /**
  * Adds the identifying input beside `error` on the error items of "Continue (regular output)".
- * Under "Continue (using error output)" the item carries `INodeExecutionData.error`, and n8n
- * (1.123 and 2.41, normalizeNodeErrors) then replaces its json by `{ error: message }`: fields
- * added there would never reach the next node, so those items are left as they are.
+ * Under "Continue (using error output)" n8n decides: older versions' items carry
+ * `INodeExecutionData.error`, whose json n8n (1.123 and 2.41, normalizeNodeErrors) replaces by
+ * `{ error: message }`; newer versions' items (batch.ts errorItem) reach the error output only while
+ * their json holds nothing but `error` and `message`, and n8n lays the whole input item beneath them.
  */
 function withIdentifyingInput(ctx: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[] {
+	if (ctx.getNode().onError === 'continueErrorOutput') return items;
 	const shown = IDENTIFYING_PARAMETERS.filter((name) => name in ctx.getNode().parameters);
 	const named = (item: INodeExecutionData) => item.error === undefined && isErrorItem(item);
 	if (shown.length === 0 || !items.some(named)) return items;

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors/failures';
 import { redactSecret } from '../../../shared/errors/redact';
@@ -17,6 +17,14 @@ export const bill: BillKind = 'smsStatus';
 
 const show = { resource: ['message'], operation: ['checkPendingDeliveries'] };
 const MAX_HOURS = KEEP_SENDS_MS / 3_600_000;
+
+/** This operation's entry in the Operation dropdown; message/index.ts lists the entries in the order people use them. */
+export const option: INodePropertyOptions = {
+	name: 'Check Pending Deliveries',
+	value: 'checkPendingDeliveries',
+	description: 'Find sent messages whose delivery report never reached an SMS Trigger and output the final ones (free queries)',
+	action: 'Check pending deliveries',
+};
 
 export const description: INodeProperties[] = [
 	{

@@ -1,10 +1,18 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { inputError } from '../../../shared/errors/failures';
 import { smsTaskSchema } from '../../../shared/gateway/schemas/sms';
 import { presentTask } from '../../../shared/output/smsObjects';
+
+/** This operation's entry in the Operation dropdown; message/index.ts lists the entries in the order people use them. */
+export const option: INodePropertyOptions = {
+	name: 'Get Status',
+	value: 'getStatus',
+	description: 'Get the delivery status of a sent message by its task ID',
+	action: 'Get the status of a message',
+};
 
 export const description: INodeProperties[] = [
 	{

