@@ -7,23 +7,33 @@ import { DataGatewayTelephone } from '../dist/nodes/DataGatewayTelephone/DataGat
 import { DataGatewayVehicle } from '../dist/nodes/DataGatewayVehicle/DataGatewayVehicle.node.js';
 import { runWorkflow } from '../test/harness/workflow';
 
-/** Reads the same parameter per item and calls nothing: what n8n's engine costs without any gateway work. */
-class EngineOnlyNode implements INodeType {
-	description = {
-		displayName: 'Engine Only',
-		name: 'benchEngineOnly',
-		group: ['transform'],
-		version: 1,
-		description: 'Reads a parameter per item',
-		defaults: { name: 'Engine Only' },
-		inputs: ['main'],
-		outputs: ['main'],
-		properties: [{ displayName: 'Phone Number', name: 'phoneNumber', type: 'string', default: '' }],
-	} as unknown as INodeType['description'];
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return [this.getInputData().map((_, item) => ({ json: { phone: this.getNodeParameter('phoneNumber', item) as string }, pairedItem: { item } }))];
-	}
+/**
+ * Reads the same parameter per item and calls nothing: what n8n's engine costs without any gateway
+ * work. `output` builds each item's output from the parameter (the memory section gives it the
+ * Telephone node's output for that number, so that both hold the same data); else `{ phone }`.
+ */
+function engineOnlyNode(output?: (phone: string) => IDataObject): INodeType {
+	return {
+		description: {
+			displayName: 'Engine Only',
+			name: 'benchEngineOnly',
+			group: ['transform'],
+			version: 1,
+			description: 'Reads a parameter per item',
+			defaults: { name: 'Engine Only' },
+			inputs: ['main'],
+			outputs: ['main'],
+			properties: [{ displayName: 'Phone Number', name: 'phoneNumber', type: 'string', default: '' }],
+		} as unknown as INodeType['description'],
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			return [
+				this.getInputData().map((_, item) => {
+					const phone = this.getNodeParameter('phoneNumber', item) as string;
+					return { json: output ? output(phone) : { phone }, pairedItem: { item } };
+				}),
+			];
+		},
+	};
 }
 
 export interface LookupRun {
@@ -38,12 +48,19 @@ export interface LookupRun {
 }
 
 /** `options`: the lookup node's Options collection (e.g. Reuse Answers For). */
-export async function runLookups(kind: 'telephone' | 'violations' | 'engineOnly', inputs: string[], credentials: ICredentialDataDecryptedObject, options?: INodeParameters): Promise<LookupRun> {
+/** `engineOutput`: what the engineOnly node outputs per item (see engineOnlyNode). */
+export async function runLookups(
+	kind: 'telephone' | 'violations' | 'engineOnly',
+	inputs: string[],
+	credentials: ICredentialDataDecryptedObject,
+	options?: INodeParameters,
+	engineOutput?: (phone: string) => IDataObject,
+): Promise<LookupRun> {
 	const extra = options ? { options } : {};
 	const step =
 		kind === 'violations'
 			? { name: 'Lookup', type: new DataGatewayVehicle(), parameters: { resource: 'violation', operation: 'query', carNumber: '={{ $json.value }}', ...extra } }
-			: { name: 'Lookup', type: kind === 'telephone' ? new DataGatewayTelephone() : new EngineOnlyNode(), parameters: { phoneNumber: '={{ $json.value }}', ...extra } };
+			: { name: 'Lookup', type: kind === 'telephone' ? new DataGatewayTelephone() : engineOnlyNode(engineOutput), parameters: { phoneNumber: '={{ $json.value }}', ...extra } };
 	const cpuBefore = process.cpuUsage();
 	const startedAt = Date.now();
 	const started = performance.now();

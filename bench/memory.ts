@@ -1,12 +1,19 @@
 /**
  * Peak RSS of one process that runs 10,000 lookups through the engine, and where it goes; bench/run.ts
  * bundles it to JavaScript and runs it as a child. `engineOnly` runs n8n's engine over the same
- * items with a node that reads the expression and calls nothing, for comparison.
+ * items with a node that reads the expression, calls nothing and outputs what the Telephone node
+ * outputs for the number (the same data, held the same way), for comparison; `bare` makes the same
+ * calls with the bare undici loop of section 4 and keeps nothing.
  */
+import type { IDataObject } from 'n8n-workflow';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+import { friendlyTelephone } from '../dist/nodes/shared/output/friendly.js';
 import { forgetAllExecutionMemory } from '../dist/nodes/shared/testing.js';
+import { telephoneIdentity } from '../test/emulator/samples';
+import { bareLoop } from './bareLoop';
 import { phones } from './inputs';
 import { runLookups } from './lookups';
 
@@ -14,9 +21,12 @@ export interface MemoryRun {
 	items: number;
 	failedItems: number;
 	ms: number;
-	/** Peak RSS of the process, and before the first item (n8n-core and the package loaded). */
+	/** Peak RSS during the run, and RSS before its first item (after the warm-up: see main). */
 	maxRssMb: number;
 	baselineMb: number;
+	/** Peak RSS with n8n-core and the package loaded, before the inputs and the warm-up; and the peak of the whole process. */
+	coldBaselineMb: number;
+	processPeakMb: number;
 	/** Sampled every 10 ms during the run: V8's heap in use (live and not yet collected) and memory outside it. */
 	peakHeapUsedMb: number;
 	peakExternalMb: number;
@@ -29,15 +39,43 @@ export interface MemoryRun {
 
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+/** The kernel's figures for this process (Linux): RSS now, and its peak since start or the last reset. */
+const statusMb = (field: 'VmRSS' | 'VmHWM') => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024);
+/** Sets the kernel's peak RSS of this process to its RSS now (clear_refs 5), so that the peak read after the run is the run's own. */
+const resetPeakRss = () => writeFileSync('/proc/self/clear_refs', '5');
+
+/** The Telephone node's output for a number, as its answer comes (parsed from JSON): engineOnly outputs it. */
+function telephoneOutput(phone: string) {
+	return JSON.parse(JSON.stringify(friendlyTelephone(telephoneIdentity(phone), { phoneAsGiven: phone }))) as IDataObject;
+}
 
 async function main() {
-	const [baseUrl, appCode, count = '10000', kind = 'telephone'] = process.argv.slice(2);
+	// `warmUp` items run before the baseline, in an execution of their own with other numbers: what the
+	// run needs before its first item (undici's HTTP parser, the connections to the gateway, compiled
+	// code) is then in the baseline, so that the growth is what the items cost. Both kinds get it.
+	const [baseUrl, appCode, count = '10000', kind = 'telephone', warmUpItems = '100'] = process.argv.slice(2);
 	// A full collection on demand: it tells live data from garbage.
 	setFlagsFromString('--expose-gc');
 	const collect = runInNewContext('gc') as () => void;
-	const baselineMb = maxRssMb();
-	// Loading leaves garbage behind: collected first, so that the heap figures start from live data.
+	const coldBaselineMb = maxRssMb();
+	const credentials = { appCodeSecret: appCode, baseUrl, maxConcurrent: 10 };
+	const typed = kind as 'telephone' | 'engineOnly' | 'bare';
+	const runKind = async (tels: string[]) => {
+		if (typed !== 'bare') return await runLookups(typed, tels, credentials, undefined, output);
+		const started = performance.now();
+		await bareLoop(baseUrl, appCode, tels);
+		return { items: tels, failedItems: 0, ms: performance.now() - started };
+	};
+	const output = typed === 'engineOnly' ? telephoneOutput : undefined;
+	const numbers = phones(Number(count) + Number(warmUpItems));
+	const [inputs, warmUp] = [numbers.slice(0, Number(count)), numbers.slice(Number(count))];
+	if ((await runKind(warmUp)).failedItems > 0) throw new Error('the warm-up failed');
+	// Loading and the warm-up leave garbage behind: collected first, so that the heap figures start from live data.
 	collect();
+	// The warm-up's own peak (compiling undici's parser, say) must not stand in for the run's.
+	const peakBeforeRunMb = statusMb('VmHWM');
+	resetPeakRss();
+	const baselineMb = statusMb('VmRSS');
 	const before = process.memoryUsage();
 	let peakHeapUsed = before.heapUsed;
 	let peakExternal = before.external;
@@ -46,9 +84,9 @@ async function main() {
 		peakHeapUsed = Math.max(peakHeapUsed, now.heapUsed);
 		peakExternal = Math.max(peakExternal, now.external);
 	}, 10);
-	const run = await runLookups(kind as 'telephone' | 'engineOnly', phones(Number(count)), { appCodeSecret: appCode, baseUrl, maxConcurrent: 10 });
+	const run = await runKind(inputs);
 	clearInterval(sampler);
-	const peakMb = maxRssMb();
+	const peakMb = statusMb('VmHWM');
 	collect();
 	const withAnswers = process.memoryUsage().heapUsed;
 	forgetAllExecutionMemory();
@@ -60,6 +98,8 @@ async function main() {
 		ms: Math.round(run.ms),
 		maxRssMb: peakMb,
 		baselineMb,
+		coldBaselineMb,
+		processPeakMb: Math.max(peakBeforeRunMb, peakMb),
 		peakHeapUsedMb: mb(peakHeapUsed),
 		peakExternalMb: mb(peakExternal),
 		baselineHeapUsedMb: mb(before.heapUsed),

@@ -315,3 +315,17 @@ describe('the examples: their Data Gateway nodes as saved', () => {
 		expect(calls('/enterprise/detail_info')).toBe(1);
 	});
 });
+
+describe('the fields a run adds keep their places, whichever way the answer is shown', () => {
+	it.each([
+		['simplified: costYuan in its place among the fields, the reuse fields last', true, ['reused', 'answeredAt']],
+		['raw: costYuan, then the reuse fields, last', false, ['costYuan', 'reused', 'answeredAt']],
+	])('a paid vehicle detail, %s', async (_label, simplify, tail) => {
+		const result = await execute(vehicle, { resource: 'vehicle', operation: 'getDetail', carNumber: '={{ $json.plate }}', simplify, options: { reuseAnswersHours: 1 } }, [{ plate: '京A12399' }]);
+		expect(result.error).toBeUndefined();
+		const keys = Object.keys(result.json()[0]);
+		expect(keys.slice(-tail.length)).toEqual(tail);
+		if (simplify) expect(keys.slice(0, 7)).toEqual(['plateNumber', 'vin', 'brand', 'model', 'vehicleType', 'status', 'costYuan']);
+		expect(keys.filter((key) => key === 'costYuan')).toHaveLength(1);
+	});
+});

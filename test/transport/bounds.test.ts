@@ -5,7 +5,7 @@
  */
 import { createServer, type AddressInfo, type Server } from 'node:net';
 
-import { MAX_ANSWER_BYTES } from '../../nodes/shared/transport/attempt';
+import { MAX_ANSWER_BYTES } from '../../nodes/shared/transport/pool';
 import { callCertainlyFailed } from '../../nodes/shared/state/executionMemory';
 import { closeAllRedis } from '../../nodes/shared/testing';
 import { beforeGuard, callsTo, client, emulator, failureOf, passthrough, useEmulator } from './gatewayClient';

@@ -33,4 +33,15 @@ describe('item parameters', () => {
 		parameters.get('options', 1, {});
 		expect(reads).toEqual([['phone', 0], ['phone', 1], ['options', 0], ['options', 1]]);
 	});
+
+	it('reads an expression once per item, however often the item asks for it', () => {
+		const { reads, parameters } = contextWith({ phoneNumber: '={{ $json.phone }}' });
+		for (const item of [0, 1]) {
+			expect(parameters.get('phoneNumber', item, '')).toBe(`{{ $json.phone }}#${item}`);
+			expect(parameters.get('phoneNumber', item, '')).toBe(`{{ $json.phone }}#${item}`);
+		}
+		// Back to an earlier item (a later read for an error item): read again, not another item's value.
+		expect(parameters.get('phoneNumber', 0, '')).toBe('{{ $json.phone }}#0');
+		expect(reads).toEqual([['phoneNumber', 0], ['phoneNumber', 1], ['phoneNumber', 0]]);
+	});
 });

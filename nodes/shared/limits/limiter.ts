@@ -95,16 +95,23 @@ export class GatewayLimiter {
 	}
 
 	/**
+	 * The fast path, taken by almost every call of a batch, without a promise: the release when a
+	 * slot is free and the call may start now, else undefined (then `acquire` waits).
+	 */
+	tryAcquire(): (() => void) | undefined {
+		if (this.shared || this.inFlight >= Math.max(1, this.settings.maxConcurrent) || this.msUntilStart() > 0) return undefined;
+		this.inFlight++;
+		return this.releaser();
+	}
+
+	/**
 	 * Waits for a slot and a start time; the caller must call the returned release exactly once.
 	 * With a deadline (epoch ms), a start that would come later rejects at once with LimiterWaitTooLong.
 	 */
 	async acquire(signal?: AbortSignal, deadline?: number): Promise<() => void> {
 		if (this.shared) return await this.acquireShared(this.shared, signal, deadline);
-		// Fast path, taken by almost every call of a batch: a free slot and no wait.
-		if (this.inFlight < Math.max(1, this.settings.maxConcurrent) && this.msUntilStart() === 0) {
-			this.inFlight++;
-			return this.releaser();
-		}
+		const now = this.tryAcquire();
+		if (now) return now;
 		await this.takeConcurrencySlot(signal, deadline);
 		let started = false;
 		try {

@@ -41,9 +41,14 @@ function tallyOf(ctx: IExecuteFunctions): Tally {
 }
 
 /** Counts one gateway call that succeeded (and so is billed, for a paid operation). */
+export function countCall(ctx: IExecuteFunctions): void {
+	tallyOf(ctx).calls++;
+}
+
+/** Makes the call and counts it once it succeeded. */
 export async function countedCall<T>(ctx: IExecuteFunctions, call: () => Promise<T>): Promise<T> {
 	const result = await call();
-	tallyOf(ctx).calls++;
+	countCall(ctx);
 	return result;
 }
 
@@ -63,14 +68,24 @@ export const isErrorItem = (item: INodeExecutionData) => item.error !== undefine
 
 /** Input items that got an answer, and input items that failed. */
 export function countItems(items: INodeExecutionData[]) {
-	const answered = new Set<number>();
-	const failed = new Set<number>();
-	items.forEach((item, index) => {
+	const inputIndex = (item: INodeExecutionData, index: number) => {
 		const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
-		const inputIndex = typeof paired === 'number' ? paired : (paired?.item ?? index);
-		(isErrorItem(item) ? failed : answered).add(inputIndex);
-	});
-	return { answered: answered.size, failed: failed.size };
+		return typeof paired === 'number' ? paired : (paired?.item ?? index);
+	};
+	// One flag byte per input item rather than sets: this runs over every item of a run, twice.
+	let size = 0;
+	items.forEach((item, index) => (size = Math.max(size, inputIndex(item, index) + 1)));
+	const ANSWERED = 1;
+	const FAILED = 2;
+	const seen = new Uint8Array(size);
+	items.forEach((item, index) => (seen[inputIndex(item, index)] |= isErrorItem(item) ? FAILED : ANSWERED));
+	let answered = 0;
+	let failed = 0;
+	for (const flags of seen) {
+		if (flags & ANSWERED) answered++;
+		if (flags & FAILED) failed++;
+	}
+	return { answered, failed };
 }
 
 /** What repeated items are called in the reuse part of a lookup's bill: one, then several. */

@@ -166,8 +166,8 @@ export async function runForEachItem<Plan, Result>(
 	const price = work.paid ? priceOf(work.paid.operation) : 0;
 	// The client counts every attempt against the cap (transport/gatewayClient.ts). A misshapen answer
 	// is billed all the same: kept like a good answer so a re-run does not pay again.
-	const load = async (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> =>
-		await work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
+	const load = (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> =>
+		work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
 
 	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
 	let nextIndex = 0;
@@ -200,6 +200,8 @@ export async function runForEachItem<Plan, Result>(
 					failures.push({ itemIndex, error: itemError });
 				}
 			}
+			// Done with: a long batch holds each plan only until its item is answered.
+			plans[itemIndex] = undefined;
 		}
 	};
 	const workers = Math.max(1, Math.min(work.concurrency, items.length));

@@ -5,7 +5,7 @@ import type { z } from 'zod/v4';
 
 import { GatewayFailure, inputError } from '../errors/failures';
 import type { OperationName } from '../gateway/catalog';
-import { countItems, countedCall, noteLookupRun } from '../money/bill';
+import { countCall, countItems, noteLookupRun } from '../money/bill';
 import { executionMemory } from '../state/executionMemory';
 import { CREDENTIAL_TYPE } from '../gateway/account';
 import { parseAnswer } from '../gateway/schemas/fastParse';
@@ -132,17 +132,16 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 	};
 
 	const ask = async (item: Plan<Params>): Promise<Answered<Answer>> => {
-		const data = await countedCall(ctx, async () => (await client.call(operation, item.params, schema, call)).data).then(
-			(answer) => {
-				quota.attempted++;
-				return answer;
-			},
-			(error: unknown) => {
-				// A call that left counts against the gateway's quota whatever it answered.
-				if (!(error instanceof GatewayFailure && (error.kind === 'not-sent' || error.kind === 'cancelled'))) quota.attempted++;
-				return Promise.reject(error);
-			},
-		);
+		let data: Answer;
+		try {
+			data = (await client.call(operation, item.params, schema, call)).data;
+		} catch (error) {
+			// A call that left counts against the gateway's quota whatever it answered.
+			if (!(error instanceof GatewayFailure && (error.kind === 'not-sent' || error.kind === 'cancelled'))) quota.attempted++;
+			return await Promise.reject(error);
+		}
+		countCall(ctx);
+		quota.attempted++;
 		if (item.reuseMs <= 0) return { answer: data, reused: false };
 		const answeredAt = await hints.attempt('Reuse Answers For', 'this answer was not kept for later runs', async (store) => await keepAnswer(store, item.question, data, item.reuseMs));
 		return { answer: data, answeredAt, reused: false };
@@ -155,6 +154,28 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		if (count !== undefined) noteLookupRun(ctx, { notes: [quotaLine(telephonePlan, count)] });
 	};
 
+	const present = (answer: Answer, item: Plan<Params>) => {
+		if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.given) : simplified.v1(answer);
+		return definition.raw ? definition.raw(answer) : (answer as IDataObject);
+	};
+	/** An item's output records: its answer presented, then costYuan (when given) and the reuse fields last. */
+	const recordsOf = (answer: Answer, answered: Answered<Answer>, itemPlan: Plan<Params>, costYuan: unknown): IDataObject[] => {
+		const presented = present(answer, itemPlan);
+		// A simplified record is built for this item: its last fields are set in place. A raw answer is shared, so copied.
+		const builtForItem = simplified !== undefined && itemPlan.simplify;
+		return (Array.isArray(presented) ? presented : [presented]).map((json) => {
+			const record = builtForItem ? json : { ...json };
+			if (costYuan !== undefined) record.costYuan = costYuan;
+			if (itemPlan.reuseMs > 0) {
+				record.reused = answered.reused;
+				record.answeredAt = answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt);
+			}
+			return record;
+		});
+	};
+
+	// Read once: n8n's getNode() deep-copies the node at every call.
+	const asGiven = definition.asGiven && ctx.getNode().typeVersion >= NODE_VERSION_1_2 ? definition.asGiven : undefined;
 	let items: INodeExecutionData[];
 	try {
 		items = await runForEachItem<Plan<Params>, Answered<Answer>>(ctx, {
@@ -169,7 +190,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 					params,
 					question: client.questionKey(operation, params),
 					simplify: simplified ? read('simplify', friendly) : false,
-					given: definition.asGiven && ctx.getNode().typeVersion >= NODE_VERSION_1_2 ? definition.asGiven(read) : undefined,
+					given: asGiven?.(read),
 					reuseMs: reusable ? reuseWindowMs(chosen.reuseAnswersHours) : 0,
 					onlyNew,
 					startOver: onlyNew && chosen.startOver === true,
@@ -180,7 +201,9 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			paid: paid ? { operation, client } : undefined,
 			beforeCalls: reusable || telephonePlan?.refuseBeyondQuota ? beforeCalls : undefined,
 			execute: ask,
-			output: (answered, item) => ({ [CARRIED]: { answered, plan: item } }) as unknown as IDataObject,
+			// Presented at once, unless the item waits to know what is new; a paid item's costYuan is set in place by runForEachItem.
+			output: (answered, item) =>
+				item.onlyNew ? ({ [CARRIED]: { answered, plan: item } } as unknown as IDataObject) : recordsOf(answered.answer, answered, item, paid ? 0 : undefined),
 		});
 	} finally {
 		await settleQuota();
@@ -188,30 +211,24 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 
 	noteLookupRun(ctx, { answered: countItems(items).answered, earlier });
 	const fresh = await newsOf(items);
-	const present = (answer: Answer, item: Plan<Params>) => {
-		if (simplified && item.simplify) return friendly ? simplified.friendly(answer, item.given) : simplified.v1(answer);
-		return definition.raw ? definition.raw(answer) : (answer as IDataObject);
-	};
-	const output = items.flatMap((item) => {
-		const carried = item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
-		if (!carried) return [item];
-		const { answered, plan: itemPlan } = carried;
-		let answer = answered.answer;
-		if (fresh && itemPlan.onlyNew) {
-			const prints = new Set(fresh.get(itemPlan.question));
-			if (prints.size === 0) return [];
-			if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
-		}
-		const presented = present(answer, itemPlan);
-		return (Array.isArray(presented) ? presented : [presented]).map((json) => ({
-			json: {
-				...json,
-				...('costYuan' in item.json ? { costYuan: item.json.costYuan } : {}),
-				...(itemPlan.reuseMs > 0 ? { reused: answered.reused, answeredAt: answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt) } : {}),
-			},
-			pairedItem: item.pairedItem,
-		}));
-	});
+	const carriedOf = (item: INodeExecutionData) => item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined;
+	// Only the items that waited to know what is new are still to present.
+	const anyCarried = items.some((item) => carriedOf(item) !== undefined);
+	const output = !anyCarried
+		? items
+		: items.flatMap((item) => {
+				const carried = carriedOf(item);
+				if (!carried) return [item];
+				const { answered, plan: itemPlan } = carried;
+				let answer = answered.answer;
+				if (fresh && itemPlan.onlyNew) {
+					const prints = new Set(fresh.get(itemPlan.question));
+					if (prints.size === 0) return [];
+					if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
+				}
+				const costYuan = 'costYuan' in item.json ? item.json.costYuan : undefined;
+				return recordsOf(answer, answered, itemPlan, costYuan).map((json) => ({ json, pairedItem: item.pairedItem }));
+			});
 	hints.show();
 	return output;
 

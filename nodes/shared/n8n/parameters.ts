@@ -9,21 +9,32 @@ function containsExpression(raw: unknown): boolean {
 /**
  * Node parameters read for many items. n8n resolves every read through its expression engine and
  * validation; a parameter without an expression has the same value for every item, so it is read
- * once. Values are shared between items: treat them as read-only.
+ * once, and one with an expression once per item (its check and its value as given read it twice).
+ * Values are shared: treat them as read-only.
  */
 export class ItemParameters {
 	private readonly fixed = new Map<string, unknown>();
 	private readonly perItem = new Set<string>();
+	/** The values of expressions for the item read last (items are planned one after another). */
+	private heldItem = -1;
+	private readonly held = new Map<string, { fallback: unknown; value: unknown }>();
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
 	get<T>(name: string, itemIndex: number, fallback: T): T {
 		if (this.fixed.has(name)) return this.fixed.get(name) as T;
-		const value = this.ctx.getNodeParameter(name, itemIndex, fallback) as T;
-		if (!this.perItem.has(name)) {
-			if (containsExpression(this.ctx.getNode().parameters[name])) this.perItem.add(name);
-			else this.fixed.set(name, value);
+		if (itemIndex !== this.heldItem) {
+			this.held.clear();
+			this.heldItem = itemIndex;
 		}
+		const held = this.held.get(name);
+		if (held !== undefined && held.fallback === fallback) return held.value as T;
+		const value = this.ctx.getNodeParameter(name, itemIndex, fallback) as T;
+		if (this.perItem.has(name)) this.held.set(name, { fallback, value });
+		else if (containsExpression(this.ctx.getNode().parameters[name])) {
+			this.perItem.add(name);
+			this.held.set(name, { fallback, value });
+		} else this.fixed.set(name, value);
 		return value;
 	}
 }

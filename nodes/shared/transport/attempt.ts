@@ -4,7 +4,7 @@ import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { readHttpAnswer, type AttemptResult } from './answer';
 import { seconds, type MakeFailure } from './failure';
 import { AttemptDeadline } from './deadline';
-import { dispatcher, type GatewayResponse } from './pool';
+import { ANSWER_TOO_LARGE, exchange, ExchangeFailed, MAX_ANSWER_BYTES, type GatewayExchange } from './pool';
 import type { GatewaySettings } from './settings';
 
 /** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
@@ -27,6 +27,7 @@ const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 
 
 const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
+
 /** What a connection error means, in words first; its code follows in parentheses for searching. */
 const CONNECTION_PROBLEMS: Record<string, string> = {
 	ECONNRESET: 'the connection was closed by the gateway before it answered',
@@ -48,37 +49,6 @@ export function connectionProblem(code: string | undefined, error: unknown): str
 	return `the connection to the gateway failed (${detail})`;
 }
 
-/**
- * The largest answer read: far above any real one (a copyright page of 50 records is some tens of
- * KB), so that no server can make an item hold more memory than this.
- */
-export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
-
-/**
- * The body as text, read as it streams in; `undefined`, with the rest left unread, when it is (or
- * announces itself) larger than `maxBytes`.
- */
-async function readCappedBody(response: GatewayResponse, maxBytes: number): Promise<string | undefined> {
-	const announced = Number(response.headers['content-length']);
-	if (announced > maxBytes) {
-		response.body.destroy();
-		return undefined;
-	}
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of response.body) {
-		size += (chunk as Buffer).length;
-		if (size > maxBytes) {
-			response.body.destroy();
-			return undefined;
-		}
-		chunks.push(chunk as Buffer);
-	}
-	const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8');
-	// As undici's body.text(): a byte order mark is not part of the JSON.
-	return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
 function errorCode(error: unknown): string | undefined {
 	const withCode = error as { code?: string; cause?: { code?: string } } | undefined;
 	return withCode?.code ?? withCode?.cause?.code;
@@ -86,23 +56,22 @@ function errorCode(error: unknown): string | undefined {
 
 /** One HTTP request to the gateway and what became of it; the client decides whether to try again. */
 export class GatewayAttempts {
-	/** The gateway's origin and the path before each operation's, parsed once per client. */
-	private base?: { origin: string; path: string };
+	/** What every request of the client shares, made on its first request: the gateway's origin, the path before each operation's, the headers, the appCode as a query parameter. */
+	private fixed?: { origin: string; path: string; headers: Record<string, string>; appCodeQuery: string };
 
 	constructor(
 		private readonly settings: GatewaySettings,
 		private readonly fail: MakeFailure,
 	) {}
 
-	private target(operation: OperationName, params: Record<string, QueryValue>): { origin: string; path: string } {
-		if (!this.base) {
+	private shared() {
+		if (!this.fixed) {
 			const url = new URL(this.settings.baseUrl);
-			this.base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+			const inHeader = this.settings.appCodePlacement === 'header';
+			const headers: Record<string, string> = inHeader ? { accept: 'application/json', authorization: `AppCode ${this.settings.appCode}` } : { accept: 'application/json' };
+			this.fixed = { origin: url.origin, path: url.pathname.replace(/\/+$/, ''), headers, appCodeQuery: inHeader ? '' : buildQueryString({ appCode: this.settings.appCode }) };
 		}
-		const query = buildQueryString(
-			this.settings.appCodePlacement === 'query' ? { ...params, appCode: this.settings.appCode } : params,
-		);
-		return { origin: this.base.origin, path: `${this.base.path}${OPERATIONS[operation].path}${query ? `?${query}` : ''}` };
+		return this.fixed;
 	}
 
 	async run(
@@ -111,48 +80,40 @@ export class GatewayAttempts {
 		signal: AbortSignal | undefined,
 		timeoutMs: number,
 	): Promise<AttemptResult> {
-		const { idempotent } = OPERATIONS[operation];
-		const headers: Record<string, string> = { accept: 'application/json' };
-		if (this.settings.appCodePlacement === 'header') headers.authorization = `AppCode ${this.settings.appCode}`;
-
+		const { idempotent, path } = OPERATIONS[operation];
 		const deadline = new AttemptDeadline(timeoutMs, signal);
+		let answer: GatewayExchange;
 		try {
-			let response: GatewayResponse;
-			try {
-				response = await dispatcher().request({
-					...this.target(operation, params),
-					method: 'GET',
-					headers,
-					signal: deadline.signal,
-					headersTimeout: timeoutMs,
-					bodyTimeout: timeoutMs,
-				});
-			} catch (error) {
-				return this.transportError(operation, error, idempotent, signal, timeoutMs, deadline.expired);
+			// Inside the try: a Base URL that is not a URL fails here, as a failed attempt.
+			const fixed = this.shared();
+			const own = buildQueryString(params);
+			// The appCode goes last, as if it were the last of the params.
+			const query = own && fixed.appCodeQuery ? `${own}&${fixed.appCodeQuery}` : own || fixed.appCodeQuery;
+			answer = await exchange(
+				{ origin: fixed.origin, path: `${fixed.path}${path}${query ? `?${query}` : ''}`, headers: fixed.headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+				(abort) => deadline.attach(abort),
+			);
+		} catch (error) {
+			const failed = error instanceof ExchangeFailed ? error : undefined;
+			const cause = failed ? failed.reason : error;
+			if (failed?.statusCode === undefined) return this.transportError(operation, cause, idempotent, signal, timeoutMs, deadline.expired);
+			// The answer had begun.
+			if (errorCode(cause) === ANSWER_TOO_LARGE) return this.tooLarge(operation, failed.statusCode);
+			if (deadline.expired || errorCode(cause) === 'UND_ERR_BODY_TIMEOUT' || signal?.aborted) {
+				return this.transportError(operation, cause, idempotent, signal, timeoutMs, true);
 			}
-			const { statusCode } = response;
-			let text: string;
-			try {
-				const body = await readCappedBody(response, MAX_ANSWER_BYTES);
-				if (body === undefined) return this.tooLarge(operation, statusCode);
-				text = body;
-			} catch (error) {
-				if (deadline.expired || errorCode(error) === 'UND_ERR_BODY_TIMEOUT' || signal?.aborted) {
-					return this.transportError(operation, error, idempotent, signal, timeoutMs, true);
-				}
-				return {
-					retryable: false,
-					mayBeBilled: true,
-					failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${statusCode}) was cut off before it was complete`, {
-						httpStatus: statusCode,
-						hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
-					}),
-				};
-			}
-			return readHttpAnswer(this.fail, this.settings.appCode, operation, statusCode, response.headers, text);
+			return {
+				retryable: false,
+				mayBeBilled: true,
+				failure: this.fail(operation, 'not-json', `the gateway's answer (HTTP ${failed.statusCode}) was cut off before it was complete`, {
+					httpStatus: failed.statusCode,
+					hint: 'The call reached the gateway, so it is not repeated automatically. Run the item again if needed.',
+				}),
+			};
 		} finally {
 			deadline.clear();
 		}
+		return readHttpAnswer(this.fail, this.settings.appCode, operation, answer.statusCode, answer.headers, answer.text);
 	}
 
 	/** An answer above MAX_ANSWER_BYTES: not read further, and (the call reached the gateway) not repeated. */

@@ -18,13 +18,16 @@ function watchAttempts() {
 /**
  * One attempt's deadline, from the request to the last byte of the answer: undici's
  * headersTimeout and bodyTimeout only bound the silences, so a body that trickles or never ends
- * would hold the item. Its signal aborts the request at the deadline or when the execution is
- * cancelled; `clear` must be called once the attempt is over. One watch for all attempts in
- * flight, rather than a timer and listeners per attempt: this runs for every item (bench/).
+ * would hold the item. It ends the request (through the abort the pool attaches when the request
+ * starts) at the deadline or when the execution is cancelled; `clear` must be called once the
+ * attempt is over. One watch for all attempts in flight, and no AbortController, timer or listener
+ * per attempt: this runs for every item (bench/).
  */
 export class AttemptDeadline {
-	private readonly controller = new AbortController();
 	private readonly at: number;
+	private abortRequest?: (reason: Error) => void;
+	/** Why the attempt was ended, once it was. */
+	private endedBy?: Error;
 	/** True once the deadline passed before the execution was cancelled. */
 	expired = false;
 
@@ -33,26 +36,34 @@ export class AttemptDeadline {
 		private readonly cancel: AbortSignal | undefined,
 	) {
 		this.at = Date.now() + ms;
-		if (cancel?.aborted) this.controller.abort(cancel.reason);
 		inFlight.add(this);
 		watch ??= startSweep(watchAttempts, WATCH_MS);
 	}
 
-	get signal(): AbortSignal {
-		return this.controller.signal;
+	/** How to end the request, once it has started: at once if the attempt already ended. */
+	attach(abort: (reason: Error) => void): void {
+		this.abortRequest = abort;
+		this.check(Date.now());
+		if (this.endedBy) abort(this.endedBy);
 	}
 
 	clear(): void {
 		inFlight.delete(this);
+		this.abortRequest = undefined;
 	}
 
-	/** Aborts the attempt once the execution is cancelled or the deadline has passed. */
+	/** Ends the attempt once the execution is cancelled or the deadline has passed. */
 	check(now: number): void {
-		if (this.controller.signal.aborted) return;
-		if (this.cancel?.aborted) this.controller.abort(this.cancel.reason);
+		if (this.endedBy) return;
+		if (this.cancel?.aborted) this.end(new Error('the execution was cancelled'));
 		else if (now >= this.at) {
 			this.expired = true;
-			this.controller.abort(new Error('the attempt reached its deadline'));
+			this.end(new Error('the attempt reached its deadline'));
 		}
+	}
+
+	private end(reason: Error): void {
+		this.endedBy = reason;
+		this.abortRequest?.(reason);
 	}
 }

@@ -88,7 +88,7 @@ export class GatewayClient {
 		for (let attempt = 1; ; attempt++) {
 			let release: () => void;
 			try {
-				release = await this.limiter.acquire(options.signal, deadline === undefined ? Date.now() + budgetMs : deadline - minAttemptMs);
+				release = this.limiter.tryAcquire() ?? (await this.limiter.acquire(options.signal, deadline === undefined ? Date.now() + budgetMs : deadline - minAttemptMs));
 			} catch (error) {
 				// A retry the limiter would start too late is not made: the last failure stands.
 				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {

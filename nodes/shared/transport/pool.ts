@@ -3,8 +3,33 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 import { registerProcessState } from '../state/processState';
 
-/** An answer as the pool gives it: status, headers and the body still streaming. */
-export type GatewayResponse = Dispatcher.ResponseData;
+/** A whole answer: its status, headers and body as text. */
+export interface GatewayExchange {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	text: string;
+}
+
+/** An exchange that failed; `statusCode` when the answer had begun (its body was cut off, too large, or not finished in time). */
+export class ExchangeFailed extends Error {
+	constructor(
+		readonly reason: unknown,
+		readonly statusCode?: number,
+	) {
+		super(reason instanceof Error ? reason.message : String(reason));
+		this.name = 'ExchangeFailed';
+	}
+}
+
+/** The reason an answer announcing more than MAX_ANSWER_BYTES is not read. */
+export const ANSWER_TOO_LARGE = 'UND_ERR_RES_EXCEEDED_MAX_SIZE';
+
+/**
+ * The largest answer read: far above any real one (a copyright page of 50 records is some tens of
+ * KB), so that no server can make an item hold more memory than this. The pool ends a body that
+ * passes it (undici's maxResponseSize) with UND_ERR_RES_EXCEEDED_MAX_SIZE.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 let sharedDispatcher: Dispatcher | undefined;
 
@@ -16,11 +41,52 @@ const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy
  */
 export function dispatcher(): Dispatcher {
 	if (!sharedDispatcher) {
-		const pool = { keepAliveTimeout: 30_000, connections: 64 };
+		const pool = { keepAliveTimeout: 30_000, connections: 64, maxResponseSize: MAX_ANSWER_BYTES };
 		// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- the same variables EnvHttpProxyAgent reads
 		sharedDispatcher = PROXY_VARIABLES.some((name) => process.env[name]) ? new EnvHttpProxyAgent(pool) : new Agent(pool);
 	}
 	return sharedDispatcher;
+}
+
+/**
+ * One GET through the pool, its answer read whole (what undici's request() and body.text() do,
+ * without a stream and an AbortSignal per answer: this runs for every item). `attach` gets how to
+ * end the request once it has started (the attempt's deadline). An answer above MAX_ANSWER_BYTES
+ * fails with the code ANSWER_TOO_LARGE, whether announced by its length or met while reading.
+ */
+export function exchange(
+	request: { origin: string; path: string; headers: Record<string, string>; headersTimeout: number; bodyTimeout: number },
+	attach: (abort: (reason: Error) => void) => void,
+): Promise<GatewayExchange> {
+	return new Promise<GatewayExchange>((resolve, reject) => {
+		let statusCode: number | undefined;
+		let headers: GatewayExchange['headers'] = {};
+		const chunks: Buffer[] = [];
+		let size = 0;
+		dispatcher().dispatch(
+			{ ...request, method: 'GET' },
+			{
+				onRequestStart: (controller) => attach((reason) => controller.abort(reason)),
+				onResponseStart: (controller, status, answerHeaders) => {
+					if (status < 200) return; // informational: the answer follows
+					statusCode = status;
+					headers = answerHeaders;
+					if (Number(answerHeaders['content-length']) > MAX_ANSWER_BYTES) controller.abort(Object.assign(new Error('the answer is too large'), { code: ANSWER_TOO_LARGE }));
+				},
+				onResponseData: (_controller, chunk) => {
+					chunks.push(chunk);
+					size += chunk.length;
+				},
+				onResponseEnd: () => {
+					const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+					// As undici's body.text(): a byte order mark is not part of the text.
+					const start = size > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+					resolve({ statusCode: statusCode ?? 0, headers, text: body.toString('utf8', start) });
+				},
+				onResponseError: (_controller, error) => reject(new ExchangeFailed(error, statusCode)),
+			},
+		);
+	});
 }
 
 // Dropping the pool lets changed proxy variables take effect.
