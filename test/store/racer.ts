@@ -36,7 +36,7 @@ async function hold(value: string, ms: number) {
 	database.exec('PRAGMA busy_timeout = 5000');
 	database.exec('BEGIN IMMEDIATE');
 	const { storedKeyName } = await import('../../nodes/shared/store/keyName');
-	database.prepare('INSERT INTO entries (key, value, expires_at) VALUES (?, ?, NULL) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(storedKeyName(key), value);
+	database.prepare('INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, NULL) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(storedKeyName(key), value);
 	process.stdout.write('locked\n');
 	await new Promise((resolve) => setTimeout(resolve, ms));
 	database.exec('COMMIT');

@@ -43,7 +43,7 @@ afterEach(() => Object.assign(sqliteTimeouts, defaults));
 function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
 	const database = new sqlite.DatabaseSync(file);
 	try {
-		return (database.prepare('SELECT key, value, expires_at FROM entries') as unknown as { all: () => unknown[] }).all() as Array<{ key: string; value: string; expires_at: number | null }>;
+		return (database.prepare('SELECT key, value, expires_at FROM store_entries ORDER BY id') as unknown as { all: () => unknown[] }).all() as Array<{ key: string; value: string; expires_at: number | null }>;
 	} finally {
 		database.close();
 	}
@@ -140,7 +140,7 @@ describe('SQLite durable store', () => {
 		expect(rows(file)).toEqual([{ key: storedKeyName(key), value: 'kept', expires_at: 1_800_000_090_000 }]);
 	});
 
-	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in key order), pass after pass, until none is left; a file with the old expiry index loses it', async () => {
+	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in the order they were made), pass after pass, until none is left', async () => {
 		const file = join(folder, 'sweep.sqlite');
 		let now = 1_800_000_000_000;
 		const store = storeAt(file, () => now);
@@ -162,16 +162,30 @@ describe('SQLite durable store', () => {
 		expect(remaining.length).toBeLessThanOrEqual(7);
 		expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
 
-		// The index an earlier form of the store made is dropped when the file is opened again.
-		store.close();
-		const database = new sqlite.DatabaseSync(file);
-		database.exec('CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL');
-		database.close();
-		await storeAt(file, () => now).read(['kept']);
+	});
+
+	it('moves the rows of a file made by earlier versions (a table ordered by key, an index on the expiry) into its table once, and reads them', async () => {
+		const file = join(folder, 'earlier.sqlite');
+		const now = 1_800_000_000_000;
+		const earlier = new sqlite.DatabaseSync(file);
+		earlier.exec(`CREATE TABLE entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
+CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL;`);
+		const insert = earlier.prepare('INSERT INTO entries (key, value, expires_at) VALUES (?, ?, ?)') as unknown as { run: (...values: unknown[]) => void };
+		insert.run(storedKeyName('kept'), 'a send record', now + 60_000);
+		insert.run(storedKeyName('forever'), 'a count', null);
+		insert.run(storedKeyName('gone'), 'expired', now - 1);
+		earlier.close();
+
+		const [first, second] = [storeAt(file, () => now), storeAt(file, () => now)];
+		expect(await Promise.all([first.read(['kept', 'forever', 'gone']), second.read(['kept'])])).toEqual([['a send record', 'a count', undefined], ['a send record']]);
+		expect(await first.update(['kept'], (values) => ({ writes: [{ key: 'kept', value: `${values[0]}, claimed`, ttlMs: 60_000 }], result: 'written' }))).toBe('written');
+		expect(await second.read(['kept'])).toEqual(['a send record, claimed']);
 		const check = new sqlite.DatabaseSync(file);
-		const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'entries_expiry'") as unknown as { all: () => unknown[] }).all();
+		const tables = (check.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'entries%'") as unknown as { all: () => unknown[] }).all();
 		check.close();
-		expect(indexes).toEqual([]);
+		expect(tables).toEqual([]);
+		// The expired row went with the update's sweep.
+		expect(rows(file).map((row) => row.value)).toEqual(['a count', 'a send record, claimed']);
 	});
 
 	it('fails with a StoreUnavailable naming the file when the file is not a database', async () => {
