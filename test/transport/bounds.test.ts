@@ -7,7 +7,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 
 import { MAX_ANSWER_BYTES } from '../../nodes/shared/transport/pool';
 import { callCertainlyFailed } from '../../nodes/shared/state/executionMemory';
-import { closeAllRedis } from '../../nodes/shared/testing';
+import { closeAllRedis, resetConnectionPool } from '../../nodes/shared/testing';
 import { beforeGuard, callsTo, client, emulator, failureOf, passthrough, useEmulator } from './gatewayClient';
 
 useEmulator();
@@ -70,6 +70,38 @@ describe('the Timeout bounds each attempt from the request to the last byte', ()
 		expect(slow.kind).toBe('timeout');
 		const answer = await client({ timeoutMs: 300 }).call('telephoneIdentify', { tel: '13800138011' }, passthrough);
 		expect(answer.attempts).toBe(1);
+	});
+});
+
+describe('the Timeout bounds an attempt that never gets to send its request', () => {
+	const saved = process.env.HTTPS_PROXY;
+	afterEach(async () => {
+		if (saved === undefined) delete process.env.HTTPS_PROXY;
+		else process.env.HTTPS_PROXY = saved;
+		await resetConnectionPool();
+	});
+
+	it('a proxy that takes the connection and never answers its CONNECT: the call ends at its Timeout, and an SMS is said never sent (safe to send again)', async () => {
+		// Takes the TCP connection and says nothing: the tunnel to the gateway never opens, so the request is never written.
+		const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+		servers.push(silent);
+		await new Promise((resolve) => silent.once('listening', resolve));
+		process.env.HTTPS_PROXY = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+		await resetConnectionPool();
+
+		const lookup = client({ baseUrl: 'https://127.0.0.1:9', timeoutMs: 1000, maxRetries: 0 }).call('telephoneIdentify', { tel: '13800138016' }, passthrough);
+		const failure = await beforeGuard(failureOf(lookup), 1000 + SLACK_MS);
+		expect(failure.kind).toBe('not-sent');
+		expect(failure.message).toBe('not sent: no connection to the gateway within 1 s, so the request was never sent');
+
+		const send = client({ baseUrl: 'https://127.0.0.1:9', appCode: emulator.demo.appCode, timeoutMs: 1000, maxRetries: 0 }).call(
+			'smsSend',
+			{ signId: emulator.demo.signatureId, templateId: emulator.demo.templateId, phone: '13900000072', params: { code: '1234' } },
+			passthrough,
+		);
+		const sendFailure = await beforeGuard(failureOf(send), 1000 + SLACK_MS);
+		expect(sendFailure.message).toMatch(/never sent/);
+		expect(callCertainlyFailed(sendFailure)).toBe(true);
 	});
 });
 

@@ -4,7 +4,7 @@ import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { readHttpAnswer, type AttemptResult } from './answer';
 import { seconds, type MakeFailure } from './failure';
 import { AttemptDeadline } from './deadline';
-import { ANSWER_TOO_LARGE, exchange, ExchangeFailed, MAX_ANSWER_BYTES, type GatewayExchange } from './pool';
+import { ANSWER_TOO_LARGE, exchange, ExchangeFailed, MAX_ANSWER_BYTES, NEVER_SENT, type GatewayExchange } from './pool';
 import type { GatewaySettings } from './settings';
 
 /** A query value: objects (the `params` of SMS send) travel as JSON text. Empty values are left out. */
@@ -26,7 +26,6 @@ export function buildQueryString(params: Record<string, QueryValue>): string {
 const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const TIMEOUT_ERROR_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
 
 /** What a connection error means, in words first; its code follows in parentheses for searching. */
 const CONNECTION_PROBLEMS: Record<string, string> = {
@@ -151,6 +150,16 @@ export class GatewayAttempts {
 				mayBeBilled: false,
 				failure: this.fail(operation, 'network', `the Base URL "${this.settings.baseUrl}" is not a valid URL`, {
 					hint: 'Set the Base URL in the credential to the API root, e.g. https://gateway.example.com',
+				}),
+			};
+		}
+		if (code === NEVER_SENT) {
+			// Ended before its request was written: the connection or the proxy's tunnel never opened.
+			return {
+				retryable: true,
+				mayBeBilled: false,
+				failure: this.fail(operation, 'not-sent', `not sent: no connection to the gateway within ${seconds(timeoutMs)} s, so the request was never sent`, {
+					hint: 'Nothing reached the gateway; running the item again sends it. Check the Base URL in the credential, the network and any HTTP_PROXY / HTTPS_PROXY / NO_PROXY settings, or raise "Timeout (Seconds)".',
 				}),
 			};
 		}

@@ -18,8 +18,9 @@ function watchAttempts() {
 /**
  * One attempt's deadline, from the request to the last byte of the answer: undici's
  * headersTimeout and bodyTimeout only bound the silences, so a body that trickles or never ends
- * would hold the item. It ends the request (through the abort the pool attaches when the request
- * starts) at the deadline or when the execution is cancelled; `clear` must be called once the
+ * would hold the item, and a request that never gets written (a connection or proxy tunnel that
+ * never opens) would too. It ends the exchange (through the way to end it the pool attaches) at
+ * the deadline or when the execution is cancelled; `clear` must be called once the
  * attempt is over. One watch for all attempts in flight, and no AbortController, timer or listener
  * per attempt: this runs for every item (bench/).
  */
@@ -40,7 +41,7 @@ export class AttemptDeadline {
 		watch ??= startSweep(watchAttempts, WATCH_MS);
 	}
 
-	/** How to end the request, once it has started: at once if the attempt already ended. */
+	/** How to end the exchange: at once if the attempt already ended. */
 	attach(abort: (reason: Error) => void): void {
 		this.abortRequest = abort;
 		this.check(Date.now());

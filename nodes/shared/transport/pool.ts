@@ -48,11 +48,17 @@ export function dispatcher(): Dispatcher {
 	return sharedDispatcher;
 }
 
+/** The code of an exchange ended before its request was written: it certainly did not reach the gateway. */
+export const NEVER_SENT = 'DGW_REQUEST_NEVER_SENT';
+
 /**
  * One GET through the pool, its answer read whole (what undici's request() and body.text() do,
- * without a stream and an AbortSignal per answer: this runs for every item). `attach` gets how to
- * end the request once it has started (the attempt's deadline). An answer above MAX_ANSWER_BYTES
- * fails with the code ANSWER_TOO_LARGE, whether announced by its length or met while reading.
+ * without a stream and an AbortSignal per answer: this runs for every item). `attach` gets, at
+ * once, how to end the exchange (the attempt's deadline): before the request is written (a
+ * connection or a proxy's tunnel still opening, or the pool full) the exchange fails at once with
+ * the code NEVER_SENT and the request is dropped when its turn comes; after, the request is aborted.
+ * An answer above MAX_ANSWER_BYTES fails with the code ANSWER_TOO_LARGE, whether announced by its
+ * length or met while reading.
  */
 export function exchange(
 	request: { origin: string; path: string; headers: Record<string, string>; headersTimeout: number; bodyTimeout: number },
@@ -63,10 +69,22 @@ export function exchange(
 		let headers: GatewayExchange['headers'] = {};
 		const chunks: Buffer[] = [];
 		let size = 0;
+		let abort: ((reason: Error) => void) | undefined;
+		let endedBeforeStart: Error | undefined;
+		attach((reason) => {
+			if (abort) return abort(reason);
+			endedBeforeStart ??= reason;
+			reject(new ExchangeFailed(Object.assign(new Error(reason.message), { code: NEVER_SENT })));
+		});
+		if (endedBeforeStart) return;
 		dispatcher().dispatch(
 			{ ...request, method: 'GET' },
 			{
-				onRequestStart: (controller) => attach((reason) => controller.abort(reason)),
+				onRequestStart: (controller) => {
+					// Its attempt is over: the request goes no further than this.
+					if (endedBeforeStart) return controller.abort(endedBeforeStart);
+					abort = (reason) => controller.abort(reason);
+				},
 				onResponseStart: (controller, status, answerHeaders) => {
 					if (status < 200) return; // informational: the answer follows
 					statusCode = status;
@@ -89,9 +107,9 @@ export function exchange(
 	});
 }
 
-// Dropping the pool lets changed proxy variables take effect.
+// Dropping the pool lets changed proxy variables take effect; requests still waiting for a connection are dropped with it.
 registerProcessState('connectionPool', async () => {
 	const previous = sharedDispatcher;
 	sharedDispatcher = undefined;
-	await previous?.close();
+	await previous?.destroy();
 });
