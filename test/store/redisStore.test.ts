@@ -199,8 +199,9 @@ describe('Redis durable store', () => {
 	it('fails with a StoreUnavailable naming the store when nothing answers', async () => {
 		const closed = await closedPort();
 		const store = storeOn(redisFor({ url: `redis://127.0.0.1:${closed}` }, 'refused'), `Redis at 127.0.0.1:${closed}`);
-		for (const call of [store.now(), store.read(['a']), store.update(['a'], () => ({ writes: [], result: 1 }))]) {
-			const failure = await unavailable(call);
+		// Each call made only when awaited, so that no rejection waits unhandled while another is awaited.
+		for (const call of [async () => await store.now(), async () => await store.read(['a']), async () => await store.update(['a'], () => ({ writes: [], result: 1 }))]) {
+			const failure = await unavailable(call());
 			expect(failure.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${closed} could not be used for (TIME|MGET): nothing answers .*ECONNREFUSED.*\\(fix it here\\)$`));
 		}
 	});

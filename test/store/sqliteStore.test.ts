@@ -200,8 +200,9 @@ CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL
 		writeFileSync(blocker, 'not a folder');
 		const file = join(blocker, '.n8n', 'store.sqlite');
 		const store = storeAt(file);
-		for (const call of [store.now().then(() => store.read(['a'])), store.update(['a'], () => ({ writes: [], result: 1 }))]) {
-			const failure = await unavailable(call);
+		// Each call made only when awaited: a second one failing while the first is awaited would be a rejection nobody handles yet.
+		for (const call of [async () => await store.now().then(() => store.read(['a'])), async () => await store.update(['a'], () => ({ writes: [], result: 1 }))]) {
+			const failure = await unavailable(call());
 			expect(failure.message).toMatch(/^the SQLite file .*a-file\/\.n8n\/store\.sqlite could not be used \(opening: .*ENOTDIR.*\); check that n8n may write to that folder .*DATA_GATEWAY_STORE_FILE/);
 		}
 	});
