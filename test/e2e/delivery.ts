@@ -16,6 +16,7 @@ import { ensureRuntime, n8nCommand, N8nRest, packPackage, setupOwner, startN8n, 
 import { credentialNameFor, prepareSandbox, webhookPathOf, type ExampleWorkflow } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
 import { parsePrintedRun } from './printedRun';
+import { manualStart } from './moneySafety';
 
 const HOUR = 3_600_000;
 const log = (text: string) => console.log(`[delivery e2e] ${text}`);
@@ -47,7 +48,7 @@ function sendElsewhereWorkflow(sms: { type: string; credentials: unknown }, refe
 	return {
 		name: 'Send in another process',
 		nodes: [
-			{ id: 's1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			manualStart,
 			{
 				id: 's2',
 				name: 'Send',
@@ -68,7 +69,7 @@ function readOrdersWorkflow(notificationUrl: string): Record<string, unknown> {
 	return {
 		name: 'Read sms_orders',
 		nodes: [
-			{ id: 'r1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			manualStart,
 			{
 				id: 'r2',
 				name: 'Rows',

@@ -8,6 +8,7 @@ import type { ExampleWorkflow } from '../../scripts/sandbox';
 import type { Credential } from './secondPass';
 import { screenshot } from './shots';
 import { openNode, runFromEditor } from './workflows';
+import { manualStart } from '../e2e/moneySafety';
 
 /**
  * Two recipients, an SMS node (1.3) with both IDs left at 0. n8n's editor appends " [item N]"
@@ -18,7 +19,7 @@ export async function checkItemNamedOnce(page: Page, rest: N8nRest, url: string,
 	const workflow = (await rest.createWorkflow({
 		name: 'Editor check: both IDs 0',
 		nodes: [
-			{ id: 'i1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			manualStart,
 			{
 				id: 'i2',
 				name: 'Recipients',

@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import type { N8nRest } from '../../scripts/n8n-runtime';
 import type { ExampleWorkflow } from '../../scripts/sandbox';
 import { sleep } from '../sandbox/npmStart';
+import { manualStart } from '../e2e/moneySafety';
 
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
@@ -72,7 +73,7 @@ export async function checkErrorBranch(page: Page, rest: N8nRest, url: string, c
 	const workflow = await rest.createWorkflow({
 		name: `Editor check: error output (${typeVersion})`,
 		nodes: [
-			{ id: 'e1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			manualStart,
 			{
 				id: 'e2',
 				name: 'Numbers',
