@@ -1,12 +1,12 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { executionMemory, MEMORY_BOUNDS } from '../../nodes/shared/state/executionMemory';
+import { executionMemory, MEMORY_BOUNDS, SharedAnswer } from '../../nodes/shared/state/executionMemory';
 import { executionMemoryStats, forgetAllExecutionMemory } from '../../nodes/shared/testing';
 
 /** The one thing executionMemory reads of a node's context. */
 const contextOf = (executionId: string) => ({ getExecutionId: () => executionId }) as unknown as IExecuteFunctions;
 
-const answer = () => ({ answer: Promise.resolve({}), paidByRun: 'run' });
+const answer = () => SharedAnswer.of({}, 'run');
 const MINUTE = 60_000;
 
 beforeEach(() => {

@@ -6,7 +6,7 @@ import type { z } from 'zod/v4';
 import { GatewayFailure, inputError } from '../errors/failures';
 import type { OperationName } from '../gateway/catalog';
 import { countCall, countItems, noteLookupRun } from '../money/bill';
-import { executionMemory } from '../state/executionMemory';
+import { executionMemory, SharedAnswer } from '../state/executionMemory';
 import { CREDENTIAL_TYPE } from '../gateway/account';
 import { parseAnswer } from '../gateway/schemas/fastParse';
 import { callOptions, gatewayClient } from '../transport/clientForNode';
@@ -63,8 +63,20 @@ export interface LookupDefinition<Params extends Record<string, QueryValue>, Ans
 
 /** One item's checked request and what it asks of the run; `question` keys the answer (account hash, operation, request). */
 type Plan<Params> = { params: Params; question: string; simplify: boolean; reuseMs: number; onlyNew: boolean; startOver: boolean; given?: IDataObject };
-/** An answer and, when it came from an earlier execution or was kept for one, when the gateway gave it. */
-type Answered<Answer> = { answer: Answer; answeredAt?: number; reused: boolean };
+/**
+ * An answer that came from an earlier execution or was kept for one, with when the gateway gave it.
+ * Any other answer is the gateway's data itself: the execution remembers every answer, so a wrapper
+ * per answer would stay in memory as long (bench section 5).
+ */
+class KeptAnswer<Answer> {
+	constructor(
+		readonly answer: Answer,
+		readonly answeredAt: number | undefined,
+		readonly reused: boolean,
+	) {}
+}
+type Answered<Answer> = Answer | KeptAnswer<Answer>;
+const answerOf = <Answer>(answered: Answered<Answer>): Answer => (answered instanceof KeptAnswer ? (answered.answer as Answer) : (answered as Answer));
 
 /** The items runForEachItem outputs carry the answer; the builder presents them once it knows what is new. */
 const CARRIED = Symbol('answer and plan');
@@ -106,8 +118,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 				// Checked again: what the store holds may come from an older version of the package.
 				const parsed = parseAnswer(schema, data);
 				if (!parsed.success) continue;
-				const reused: Answered<Answer> = { answer: parsed.data, answeredAt, reused: true };
-				if (!memory.has(keptKey(question))) memory.set(keptKey(question), { answer: Promise.resolve(reused), paidByRun: 'an earlier execution' });
+				if (!memory.has(keptKey(question))) memory.set(keptKey(question), SharedAnswer.of(new KeptAnswer(parsed.data, answeredAt, true), 'an earlier execution'));
 				kept.add(question);
 			}
 		}
@@ -142,9 +153,9 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		}
 		countCall(ctx);
 		quota.attempted++;
-		if (item.reuseMs <= 0) return { answer: data, reused: false };
+		if (item.reuseMs <= 0) return data;
 		const answeredAt = await hints.attempt('Reuse Answers For', 'this answer was not kept for later runs', async (store) => await keepAnswer(store, item.question, data, item.reuseMs));
-		return { answer: data, answeredAt, reused: false };
+		return answeredAt === undefined ? data : new KeptAnswer(data, answeredAt, false);
 	};
 
 	const settleQuota = async () => {
@@ -167,8 +178,9 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			const record = builtForItem ? json : { ...json };
 			if (costYuan !== undefined) record.costYuan = costYuan;
 			if (itemPlan.reuseMs > 0) {
-				record.reused = answered.reused;
-				record.answeredAt = answered.answeredAt === undefined ? null : chinaIso(answered.answeredAt);
+				const kept = answered instanceof KeptAnswer ? answered : undefined;
+				record.reused = kept?.reused ?? false;
+				record.answeredAt = kept?.answeredAt === undefined ? null : chinaIso(kept.answeredAt);
 			}
 			return record;
 		});
@@ -203,7 +215,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 			execute: ask,
 			// Presented at once, unless the item waits to know what is new; a paid item's costYuan is set in place by runForEachItem.
 			output: (answered, item) =>
-				item.onlyNew ? ({ [CARRIED]: { answered, plan: item } } as unknown as IDataObject) : recordsOf(answered.answer, answered, item, paid ? 0 : undefined),
+				item.onlyNew ? ({ [CARRIED]: { answered, plan: item } } as unknown as IDataObject) : recordsOf(answerOf(answered), answered, item, paid ? 0 : undefined),
 		});
 	} finally {
 		await settleQuota();
@@ -220,7 +232,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 				const carried = carriedOf(item);
 				if (!carried) return [item];
 				const { answered, plan: itemPlan } = carried;
-				let answer = answered.answer;
+				let answer = answerOf(answered);
 				if (fresh && itemPlan.onlyNew) {
 					const prints = new Set(fresh.get(itemPlan.question));
 					if (prints.size === 0) return [];
@@ -238,7 +250,7 @@ export async function runLookup<Params extends Record<string, QueryValue>, Answe
 		const carried = answeredItems.map((item) => item.json[CARRIED as unknown as string] as Carried<Params, Answer> | undefined).filter((entry) => entry?.plan.onlyNew);
 		if (carried.length === 0) return undefined;
 		const answers = new Map<string, string[]>();
-		for (const entry of carried) if (entry) answers.set(entry.plan.question, news.fingerprints(entry.answered.answer));
+		for (const entry of carried) if (entry) answers.set(entry.plan.question, news.fingerprints(answerOf(entry.answered)));
 		const startOver = carried.some((entry) => entry?.plan.startOver);
 		let where = 'the store';
 		const fresh = await hints

@@ -99,10 +99,36 @@ export class ExecutionMemory {
 	readonly spentYuan: Map<string, number> = new MemoryMap(this, false);
 }
 
-export interface SharedAnswer {
-	answer: Promise<unknown>;
-	/** The run that paid for it (runId); items of that run report its cost. */
-	paidByRun: string;
+/**
+ * One answer an execution remembers. While its call is in flight it holds the call's promise; once
+ * the call succeeded, the value alone: a settled promise per answer would stay in memory for the
+ * whole execution (about 50 bytes each, bench section 5). Answers are never promises themselves.
+ */
+export class SharedAnswer {
+	private constructor(
+		private state: unknown,
+		/** The run that paid for it (runId); items of that run report its cost. */
+		readonly paidByRun: string,
+	) {}
+
+	/** An answer already at hand (one kept from an earlier execution). */
+	static of(value: unknown, paidByRun: string): SharedAnswer {
+		return new SharedAnswer(value, paidByRun);
+	}
+
+	/** An answer still to come: holds `call` until it succeeds. */
+	static pending(call: Promise<unknown>, paidByRun: string): SharedAnswer {
+		return new SharedAnswer(call, paidByRun);
+	}
+
+	get answer(): Promise<unknown> {
+		return this.state instanceof Promise ? this.state : Promise.resolve(this.state);
+	}
+
+	/** The call succeeded: its value replaces the promise. */
+	settle(value: unknown): void {
+		this.state = value;
+	}
 }
 
 /**
@@ -229,17 +255,18 @@ export function sharedAnswer<T>(
 	runId: string,
 	load: () => Promise<T>,
 ): { answer: Promise<T>; entry: SharedAnswer } {
-	let entry = answers.get(key);
-	if (!entry) {
-		const answer = load();
-		const created: SharedAnswer = { answer, paidByRun: runId };
-		entry = created;
-		answers.set(key, created);
-		answer.catch(() => {
+	const found = answers.get(key);
+	if (found) return { answer: found.answer as Promise<T>, entry: found };
+	const answer = load();
+	const created = SharedAnswer.pending(answer, runId);
+	answers.set(key, created);
+	answer.then(
+		(value) => created.settle(value),
+		() => {
 			if (answers.get(key) === created) answers.delete(key);
-		});
-	}
-	return { answer: entry.answer as Promise<T>, entry };
+		},
+	);
+	return { answer, entry: created };
 }
 
 /** Whether a failed non-idempotent call certainly did not take effect, so that making it again is safe. */

@@ -89,7 +89,7 @@ export class GatewayAttempts {
 			// The appCode goes last, as if it were the last of the params.
 			const query = own && fixed.appCodeQuery ? `${own}&${fixed.appCodeQuery}` : own || fixed.appCodeQuery;
 			answer = await exchange(
-				{ origin: fixed.origin, path: `${fixed.path}${path}${query ? `?${query}` : ''}`, headers: fixed.headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+				{ origin: fixed.origin, path: `${fixed.path}${path}${query ? `?${query}` : ''}`, headers: fixed.headers },
 				(abort) => deadline.attach(abort),
 			);
 		} catch (error) {

@@ -21,8 +21,9 @@ function watchAttempts() {
  * would hold the item, and a request that never gets written (a connection or proxy tunnel that
  * never opens) would too. It ends the exchange (through the way to end it the pool attaches) at
  * the deadline or when the execution is cancelled; `clear` must be called once the
- * attempt is over. One watch for all attempts in flight, and no AbortController, timer or listener
- * per attempt: this runs for every item (bench/).
+ * attempt is over. It is the only bound: the pool turns undici's timers off. One watch for all
+ * attempts in flight, and no AbortController, timer or listener per attempt: this runs for every
+ * item (bench/).
  */
 export class AttemptDeadline {
 	private readonly at: number;

@@ -59,7 +59,9 @@ export class GatewayClient {
 
 	/** Same key for the same question to the same account: used to ask (and pay) only once. */
 	questionKey(operation: OperationName, params: Record<string, QueryValue>): string {
-		return `${this.accountKey}|${operation}|${buildQueryString(params)}`;
+		// Joined, not concatenated: one flat string, where a template literal leaves a tree of pieces
+		// (about twice the bytes), and the key of every paid answer stays for the execution (bench section 5).
+		return [this.accountKey, operation, buildQueryString(params)].join('|');
 	}
 
 	/**

@@ -61,7 +61,7 @@ export const NEVER_SENT = 'DGW_REQUEST_NEVER_SENT';
  * length or met while reading.
  */
 export function exchange(
-	request: { origin: string; path: string; headers: Record<string, string>; headersTimeout: number; bodyTimeout: number },
+	request: { origin: string; path: string; headers: Record<string, string> },
 	attach: (abort: (reason: Error) => void) => void,
 ): Promise<GatewayExchange> {
 	return new Promise<GatewayExchange>((resolve, reject) => {
@@ -78,7 +78,9 @@ export function exchange(
 		});
 		if (endedBeforeStart) return;
 		dispatcher().dispatch(
-			{ ...request, method: 'GET' },
+			// No undici idle timers: the attempt's deadline bounds the whole exchange (transport/deadline.ts),
+			// and undici's timers would add one more timer per request for the young generation to carry.
+			{ origin: request.origin, path: request.path, headers: request.headers, method: 'GET', headersTimeout: 0, bodyTimeout: 0 },
 			{
 				onRequestStart: (controller) => {
 					// Its attempt is over: the request goes no further than this.

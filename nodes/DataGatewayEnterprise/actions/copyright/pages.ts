@@ -6,7 +6,7 @@ import { copyrightPageSchema, type CopyrightPage } from '../../../shared/gateway
 import { parseAnswer } from '../../../shared/gateway/schemas/fastParse';
 import { plural } from '../../../shared/output/plural';
 import { describeCalls, priceOf } from '../../../shared/money/spend';
-import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
+import { executionMemory, runIdOf, SharedAnswer, sharedAnswer } from '../../../shared/state/executionMemory';
 import { spendMeter } from '../../../shared/transport/clientForNode';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import type { LookupContext } from '../../../shared/n8n/lookupOperation';
@@ -82,7 +82,7 @@ export function pageReader(ctx: IExecuteFunctions, client: GatewayClient, option
 		for (const [key, { data, answeredAt }] of found ?? []) {
 			const parsed = parseAnswer(copyrightPageSchema, data);
 			if (!parsed.success) continue;
-			answers.set(key, { answer: Promise.resolve(parsed.data), paidByRun: 'an earlier execution' });
+			answers.set(key, SharedAnswer.of(parsed.data, 'an earlier execution'));
 			kept.set(key, answeredAt);
 		}
 	}
