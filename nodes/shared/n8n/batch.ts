@@ -95,7 +95,8 @@ export async function runForEachItem<Plan, Result>(
 	const continueOnFail = ctx.continueOnFail();
 	const errorForm = errorItemForm(ctx);
 	const plans: Array<Plan | undefined> = new Array(items.length);
-	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
+	// An item's output: one item as it is (the usual case), several in an array. Held until every item is done.
+	const results: Array<INodeExecutionData | INodeExecutionData[] | undefined> = new Array(items.length);
 
 	// Check every item before the first paid call: a bad item must not leave others half-paid.
 	let sliceStart = performance.now();
@@ -112,7 +113,7 @@ export async function runForEachItem<Plan, Result>(
 		} catch (error) {
 			const itemError = asItemError(ctx, error, itemIndex);
 			if (!continueOnFail) throw itemError;
-			results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
+			results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
 		}
 	}
 
@@ -128,7 +129,7 @@ export async function runForEachItem<Plan, Result>(
 		for (let itemIndex = 0; itemIndex < results.length; itemIndex++) {
 			if (results[itemIndex]) continue;
 			const itemError = asNodeError(node, new NodeOperationError(node, message, { description: typeof description === 'string' ? description : undefined, itemIndex }), itemIndex);
-			results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
+			results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
 		}
 	};
 	// `results` has holes until filled: array methods would skip them.
@@ -144,7 +145,7 @@ export async function runForEachItem<Plan, Result>(
 			for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (!continueOnFail) throw itemError;
-				results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
+				results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
 			}
 		} catch (error) {
 			failPending(error);
@@ -154,10 +155,11 @@ export async function runForEachItem<Plan, Result>(
 	const runId = runIdOf(ctx);
 	const shared = work.shareAcrossExecution || work.paid ? executionMemory(ctx).answers : new Map<string, SharedAnswer>();
 	const meter = work.paid ? spendMeter(ctx, work.paid.client) : undefined;
-	const firstAsker = new Map<string, number>();
+	// 1 for the item of this run that asks its question first (it reports the price): a byte per item, not a map entry per question.
+	const firstAskers = new Uint8Array(items.length);
 	if (work.paid && meter && anyPending()) {
 		try {
-			checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAsker);
+			checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAskers);
 		} catch (error) {
 			failPending(error);
 		}
@@ -187,15 +189,15 @@ export async function runForEachItem<Plan, Result>(
 					const { answer, entry } = sharedAnswer(shared, key, runId, () => load(plan, itemIndex));
 					result = await answer;
 					// The run that paid reports the price once, on its first item with this question.
-					if (entry.paidByRun !== runId || firstAsker.get(key) !== itemIndex) costYuan = 0;
+					if (entry.paidByRun !== runId || firstAskers[itemIndex] !== 1) costYuan = 0;
 				}
 				const objects = result instanceof MisshapenAnswer ? result.toOutput() : work.output(result, plan, itemIndex);
 				const paired = (json: IDataObject): INodeExecutionData => ({ json: work.paid ? { ...json, costYuan } : json, pairedItem: { item: itemIndex } });
-				results[itemIndex] = Array.isArray(objects) ? objects.map(paired) : [paired(objects)];
+				results[itemIndex] = Array.isArray(objects) ? objects.map(paired) : paired(objects);
 			} catch (error) {
 				const itemError = asItemError(ctx, error, itemIndex);
 				if (continueOnFail) {
-					results[itemIndex] = [errorItem(itemError, itemIndex, errorForm)];
+					results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
 				} else {
 					failures.push({ itemIndex, error: itemError });
 				}
@@ -218,12 +220,13 @@ function checkPaidEstimate<Plan>(
 	operation: OperationName,
 	meter: SpendMeter,
 	plans: Array<Plan | undefined>,
-	results: Array<INodeExecutionData[] | undefined>,
+	results: Array<INodeExecutionData | INodeExecutionData[] | undefined>,
 	shareKey: ((plan: Plan) => string | undefined) | undefined,
 	shared: Map<string, SharedAnswer>,
-	firstAsker: Map<string, number>,
+	firstAskers: Uint8Array,
 ): void {
 	let calls = 0;
+	const asked = new Set<string>();
 	plans.forEach((plan, itemIndex) => {
 		if (results[itemIndex]) return;
 		const key = shareKey?.(plan as Plan);
@@ -231,8 +234,9 @@ function checkPaidEstimate<Plan>(
 			calls++;
 			return;
 		}
-		if (firstAsker.has(key)) return;
-		firstAsker.set(key, itemIndex);
+		if (asked.has(key)) return;
+		asked.add(key);
+		firstAskers[itemIndex] = 1;
 		if (!shared.has(key)) calls++;
 	});
 	meter.checkEstimate(calls * priceOf(operation), describeCalls(calls, operation));
