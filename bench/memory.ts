@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 import { friendlyTelephone } from '../dist/nodes/shared/output/friendly.js';
@@ -35,9 +35,20 @@ export interface MemoryRun {
 	/** After the run and a full collection: live heap growth with the output held, and the share of the execution's remembered answers. */
 	liveGrowthMb: number;
 	answersMb: number;
+	/**
+	 * V8's young generation (its two semi-spaces), reserved before the first item and at most during
+	 * the run: V8 doubles it once as many bytes have survived its collections since it last grew, up
+	 * to 2 × 64 MB on Node 24 (2 × 16 MB on Node 20), and the run then touches the new pages.
+	 */
+	youngStartMb: number;
+	youngPeakMb: number;
+	/** The old generation's growth in use at its peak during the run: what outlived two young collections. */
+	oldPeakMb: number;
 }
 
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+/** Bytes of one V8 heap space: `space_size` reserved, or `space_used_size`. */
+const spaceBytes = (name: string, field: 'space_size' | 'space_used_size') => getHeapSpaceStatistics().find((space) => space.space_name === name)?.[field] ?? 0;
 const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 /** The kernel's figures for this process (Linux): RSS now, and its peak since start or the last reset. */
 const statusMb = (field: 'VmRSS' | 'VmHWM') => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024);
@@ -79,13 +90,20 @@ async function main() {
 	const before = process.memoryUsage();
 	let peakHeapUsed = before.heapUsed;
 	let peakExternal = before.external;
-	const sampler = setInterval(() => {
+	const youngStart = spaceBytes('new_space', 'space_size');
+	const oldStart = spaceBytes('old_space', 'space_used_size');
+	let [youngPeak, oldPeak] = [youngStart, oldStart];
+	const sample = () => {
 		const now = process.memoryUsage();
 		peakHeapUsed = Math.max(peakHeapUsed, now.heapUsed);
 		peakExternal = Math.max(peakExternal, now.external);
-	}, 10);
+		youngPeak = Math.max(youngPeak, spaceBytes('new_space', 'space_size'));
+		oldPeak = Math.max(oldPeak, spaceBytes('old_space', 'space_used_size'));
+	};
+	const sampler = setInterval(sample, 10);
 	const run = await runKind(inputs);
 	clearInterval(sampler);
+	sample();
 	const peakMb = statusMb('VmHWM');
 	collect();
 	const withAnswers = process.memoryUsage().heapUsed;
@@ -106,6 +124,9 @@ async function main() {
 		baselineExternalMb: mb(before.external),
 		liveGrowthMb: mb(withAnswers - before.heapUsed),
 		answersMb: mb(withAnswers - withoutAnswers),
+		youngStartMb: mb(youngStart),
+		youngPeakMb: mb(youngPeak),
+		oldPeakMb: mb(oldPeak - oldStart),
 	};
 	console.log(JSON.stringify(result));
 }
