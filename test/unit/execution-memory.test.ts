@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { executionMemory, MEMORY_BOUNDS, SharedAnswer } from '../../nodes/shared/state/executionMemory';
+import { executionMemory, MEMORY_BOUNDS, SharedAnswer, sharedAnswer } from '../../nodes/shared/state/executionMemory';
 import { executionMemoryStats, forgetAllExecutionMemory } from '../../nodes/shared/testing';
 
 /** The one thing executionMemory reads of a node's context. */
@@ -69,5 +69,37 @@ describe('the paid-answer memory is bounded without waiting for a later call', (
 		for (let index = 0; index < MEMORY_BOUNDS.executions; index++) executionMemory(contextOf(`execution ${index}`));
 		expect(executionMemoryStats().executions).toBe(MEMORY_BOUNDS.executions);
 		expect(executionMemory(contextOf('oldest'))).not.toBe(oldest);
+	});
+});
+
+describe('a shared answer', () => {
+	it('is asked once: askers during the call and after it get the same answer and the run that paid', async () => {
+		const answers = executionMemory(contextOf('shared')).answers;
+		let calls = 0;
+		let answerCall: (value: { city: string }) => void = () => undefined;
+		const load = () => {
+			calls++;
+			return new Promise<{ city: string }>((resolve) => (answerCall = resolve));
+		};
+		const first = sharedAnswer(answers, 'question', 'run 0', load);
+		const during = sharedAnswer(answers, 'question', 'run 1', load);
+		answerCall({ city: '北京' });
+		const [firstAnswer, duringAnswer] = await Promise.all([first.answer, during.answer]);
+		const after = sharedAnswer(answers, 'question', 'run 1', load);
+		expect(await after.answer).toBe(firstAnswer);
+		expect(duringAnswer).toBe(firstAnswer);
+		expect(firstAnswer).toEqual({ city: '北京' });
+		expect(calls).toBe(1);
+		expect([first.entry.paidByRun, during.entry.paidByRun, after.entry.paidByRun]).toEqual(['run 0', 'run 0', 'run 0']);
+	});
+
+	it('is forgotten when its call fails, so that the next asker calls again', async () => {
+		const answers = executionMemory(contextOf('failed')).answers;
+		const failed = sharedAnswer(answers, 'question', 'run 0', () => Promise.reject(new Error('reset')));
+		await expect(failed.answer).rejects.toThrow('reset');
+		expect(answers.has('question')).toBe(false);
+		const again = sharedAnswer(answers, 'question', 'run 1', () => Promise.resolve('answered'));
+		expect(await again.answer).toBe('answered');
+		expect(again.entry.paidByRun).toBe('run 1');
 	});
 });
