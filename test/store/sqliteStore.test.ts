@@ -4,12 +4,12 @@
  * bounded sweep of expired rows, keys kept as hashes, and a locked, damaged or unwritable file
  * a StoreUnavailable that names the file and the fix.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { nodeSqlite, type SqliteModule } from '../../nodes/shared/store/hostEnvironment';
-import { storedKeyName } from '../../nodes/shared/store/keyName';
+import { groupedKey, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
 import { SqliteDurableStore, sqliteTimeouts } from '../../nodes/shared/store/sqliteStore';
 import { freshKey, increment, storeContract, unavailable } from './contract';
 import { raceTwoProcesses, startRacer } from './processes';
@@ -38,6 +38,15 @@ afterAll(() => {
 	rmSync(folder, { recursive: true, force: true });
 });
 afterEach(() => Object.assign(sqliteTimeouts, defaults));
+
+/** Waits until `done` holds (another thread's work has no event to await), failing after 20 s. */
+async function waitFor(done: () => boolean, what: string) {
+	const deadline = Date.now() + 20_000;
+	while (!done()) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
 
 /** Rows in the file, read on a connection of its own. */
 function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
@@ -138,6 +147,45 @@ describe('SQLite durable store', () => {
 		const key = `sms:13900001111:${freshKey('named')}`;
 		await store.update([key], () => ({ writes: [{ key, value: 'kept', ttlMs: 90_000 }], result: undefined }));
 		expect(rows(file)).toEqual([{ key: storedKeyName(key), value: 'kept', expires_at: 1_800_000_090_000 }]);
+	});
+
+	it("keeps a group's rows side by side in the key index, and a key without a group under the name it always had", async () => {
+		const file = join(folder, 'groups.sqlite');
+		const store = storeAt(file);
+		const groups = ['run 1', 'run 2', 'run 3'];
+		// Written interleaved, as a batch writes its items' keys.
+		const keys = Array.from({ length: 5 }, (_, item) => groups.map((group) => groupedKey(group, `item ${item}`))).flat();
+		await store.update([...keys, 'plain'], () => ({ writes: [...keys, 'plain'].map((key) => ({ key, value: 'v' })), result: undefined }));
+		const names = rows(file).map((row) => row.key);
+		expect(new Set(names)).toEqual(new Set([...keys.map(storedRowKey), storedKeyName('plain')]));
+		// In the index's order (SQLite compares text byte by byte, as sort() does here), each group's rows come one after the other.
+		const groupOf = new Map(keys.map((key) => [storedRowKey(key), key.split('>')[0]]));
+		const order = names
+			.filter((name) => groupOf.has(name))
+			.sort()
+			.map((name) => groupOf.get(name));
+		expect(order.filter((group, index) => index === 0 || group !== order[index - 1])).toHaveLength(groups.length);
+		expect(await store.read([keys[0], keys[14], 'plain'])).toEqual(['v', 'v', 'v']);
+	});
+
+	it('copies the WAL into the file from a thread of its own; once that thread stops, commits do it again in small steps', async () => {
+		const file = join(folder, 'checkpoints.sqlite');
+		const store = storeAt(file);
+		const fileSize = () => statSync(file).size;
+		const before = (await store.update(['first'], () => ({ writes: [{ key: 'first', value: 'v' }], result: undefined })), fileSize());
+		// Far fewer pages than any commit's own checkpoint mark: only the thread copies them.
+		const keys = Array.from({ length: 40 }, (_, index) => `thread ${index}`);
+		await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x'.repeat(2_000) })), result: undefined }));
+		await waitFor(() => fileSize() > before + 40 * 2_000, 'the checkpoint thread to copy the WAL into the file');
+		(store as unknown as { checkpoints: { stop(): void } }).checkpoints.stop();
+		const stopped = fileSize();
+		for (let round = 0; round < 4; round++) {
+			const more = Array.from({ length: 100 }, (_, index) => `main ${round} ${index}`);
+			await store.update(more, () => ({ writes: more.map((key) => ({ key, value: 'y'.repeat(3_000) })), result: undefined }));
+		}
+		// 400 rows of 3 KB are past the main connection's mark of 250 pages.
+		expect(fileSize()).toBeGreaterThan(stopped + 250 * 4_096);
+		expect(await store.read(['thread 3', 'main 3 99'])).toEqual(['x'.repeat(2_000), 'y'.repeat(3_000)]);
 	});
 
 	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in the order they were made), pass after pass, until none is left', async () => {
