@@ -5,7 +5,7 @@ import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
 import { makeFolderFor, STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule, type SqliteStatement } from './hostEnvironment';
 import { checkWrittenKeys, lifetimeMs, storedRowKey } from './keyName';
-import { CheckpointThread, WAL_CHECKPOINT_PAGES, WAL_CHECKPOINT_PAGES_WITH_THREAD } from './sqliteCheckpoints';
+import { WalCheckpoints } from './sqliteCheckpoints';
 
 export const sqliteTimeouts = {
 	/** How long a call waits in all for another process's write to finish; tests lower it. */
@@ -63,7 +63,7 @@ export class SqliteDurableStore implements DurableStore {
 	readonly label: string;
 	private database?: SqliteDatabase;
 	private statements?: Statements;
-	private checkpoints?: CheckpointThread;
+	private readonly checkpoints: WalCheckpoints;
 	private nextSweepAt = 0;
 	/** The last row the sweep looked at in its current pass (0 before the first). */
 	private sweptTo = 0;
@@ -74,6 +74,7 @@ export class SqliteDurableStore implements DurableStore {
 		private readonly clock: () => number = () => hostClock.now(),
 	) {
 		this.label = `the SQLite file ${file}`;
+		this.checkpoints = new WalCheckpoints(file);
 	}
 
 	async now(): Promise<number> {
@@ -119,7 +120,7 @@ export class SqliteDurableStore implements DurableStore {
 				this.sweep(statements, now);
 				database.exec('COMMIT');
 				committed = true;
-				this.checkpoints?.committed();
+				this.checkpoints.committed();
 				return { result: decision.result };
 			} finally {
 				if (!committed) this.rollBack(database);
@@ -141,8 +142,7 @@ export class SqliteDurableStore implements DurableStore {
 
 	/** Closes the file (tests; a later call opens it again). */
 	close(): void {
-		this.checkpoints?.stop();
-		this.checkpoints = undefined;
+		this.checkpoints.closed();
 		try {
 			this.database?.close();
 		} catch {
@@ -150,15 +150,6 @@ export class SqliteDurableStore implements DurableStore {
 		}
 		this.database = undefined;
 		this.statements = undefined;
-	}
-
-	/** The checkpoint thread stopped: commits copy the WAL into the file again, in small steps. */
-	private checkpointOnMainThread() {
-		try {
-			this.database?.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
-		} catch {
-			// A file that cannot take a pragma fails its next call too, and is opened anew.
-		}
 	}
 
 	private valueOf(statements: Statements, key: string, now: number): string | undefined {
@@ -229,10 +220,7 @@ export class SqliteDurableStore implements DurableStore {
 			database.exec('PRAGMA journal_mode = WAL');
 			// With WAL, NORMAL loses nothing when a process dies, only the last commits on a power loss.
 			database.exec('PRAGMA synchronous = NORMAL');
-			// The WAL is copied into the file by a thread of its own; without one, every commit past
-			// this many WAL pages does it, and a small step keeps that pause of n8n's event loop short.
-			this.checkpoints ??= new CheckpointThread(this.file, () => this.checkpointOnMainThread());
-			database.exec(`PRAGMA wal_autocheckpoint = ${this.checkpoints.running ? WAL_CHECKPOINT_PAGES_WITH_THREAD : WAL_CHECKPOINT_PAGES}`);
+			this.checkpoints.opened(database);
 			createTable(database);
 			const statements: Statements = {
 				select: database.prepare('SELECT value, expires_at FROM store_entries WHERE key = ?'),
