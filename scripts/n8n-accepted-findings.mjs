@@ -42,4 +42,10 @@ export const ACCEPTED_FINDINGS = [
 		files: ['nodes/shared/store/hostEnvironment.ts'],
 		reason: "reads n8n's own settings (N8N_USER_FOLDER, EXECUTIONS_MODE, QUEUE_BULL_REDIS_*) to find the user folder and the queue Redis, and asks the process for node:sqlite (process.getBuiltinModule) so that a Node without it still loads the package (issue 24)",
 	},
+	{
+		rule: '@n8n/community-nodes/no-restricted-imports',
+		files: ['nodes/shared/store/sqliteCheckpoints.ts'],
+		reason:
+			"node:worker_threads: one thread per SQLite store file copies its WAL into the file (a checkpoint waits for the disk, which on n8n's main thread held the event loop); where threads are not allowed, the main connection checkpoints as before",
+	},
 ];

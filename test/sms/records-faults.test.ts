@@ -17,6 +17,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from '../../nodes/shared/store/durableStore';
+import { countKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
 import * as openStore from '../../nodes/shared/store/openStore';
 import { forgetAllExecutionMemory } from '../../nodes/shared/testing';
 import type { Emulator } from '../emulator/server';
@@ -153,7 +154,7 @@ describe.each(recordStores())('send records under store faults (%s store)', (_na
 					if (sentOut(output)) sentFirst.set(messageOf(items[index]), (sentFirst.get(messageOf(items[index])) ?? 0) + 1);
 					else expect(String(output.error)).toMatch(/not sent/);
 					// A record stays only where the error says it may; the store says whether it did.
-					const [record] = await inner.read([`sms-send|test-workflow|step-0|${first}|0|${index}`]);
+					const [record] = await inner.read([sendKeyOf('test-workflow|step-0', first, 0, index)]);
 					if (!sentOut(output) && record !== undefined) {
 						expect(saysKept(output)).toBe(true);
 						keptUnknown.add(index);
@@ -195,7 +196,7 @@ describe.each(recordStores())('send records under store faults (%s store)', (_na
 				for (const index of keptUnknown) sentTo.set(String(items[index].phone), (sentTo.get(String(items[index].phone)) ?? 0) + 1);
 				const day = Math.floor(((await inner.now()) + 8 * 3_600_000) / 86_400_000);
 				for (const phone of PHONES) {
-					const [count] = await inner.read([`sms-count|test-workflow|step-0|${phone}|day|${day}`]);
+					const [count] = await inner.read([countKeyOf('test-workflow|step-0', phone, { name: 'day', number: day })]);
 					expect([phone, Number(count ?? 0)]).toEqual([phone, sentTo.get(phone) ?? 0]);
 				}
 			}),

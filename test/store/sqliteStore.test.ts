@@ -4,12 +4,13 @@
  * bounded sweep of expired rows, keys kept as hashes, and a locked, damaged or unwritable file
  * a StoreUnavailable that names the file and the fix.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { nodeSqlite, type SqliteModule } from '../../nodes/shared/store/hostEnvironment';
-import { storedKeyName } from '../../nodes/shared/store/keyName';
+import { groupedKey, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
+import { checkpointThreadTimes } from '../../nodes/shared/store/sqliteCheckpoints';
 import { SqliteDurableStore, sqliteTimeouts } from '../../nodes/shared/store/sqliteStore';
 import { freshKey, increment, storeContract, unavailable } from './contract';
 import { raceTwoProcesses, startRacer } from './processes';
@@ -20,6 +21,7 @@ let folder: string;
 let sqlite: SqliteModule;
 const opened: SqliteDurableStore[] = [];
 const defaults = { ...sqliteTimeouts };
+const checkpointDefaults = { ...checkpointThreadTimes };
 
 function storeAt(file: string, clock?: () => number): SqliteDurableStore {
 	const store = new SqliteDurableStore(sqlite, file, clock);
@@ -37,7 +39,19 @@ afterAll(() => {
 	opened.forEach((store) => store.close());
 	rmSync(folder, { recursive: true, force: true });
 });
-afterEach(() => Object.assign(sqliteTimeouts, defaults));
+afterEach(() => {
+	Object.assign(sqliteTimeouts, defaults);
+	Object.assign(checkpointThreadTimes, checkpointDefaults);
+});
+
+/** Waits until `done` holds (another thread's work has no event to await), failing after 20 s. */
+async function waitFor(done: () => boolean, what: string) {
+	const deadline = Date.now() + 20_000;
+	while (!done()) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
 
 /** Rows in the file, read on a connection of its own. */
 function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
@@ -138,6 +152,75 @@ describe('SQLite durable store', () => {
 		const key = `sms:13900001111:${freshKey('named')}`;
 		await store.update([key], () => ({ writes: [{ key, value: 'kept', ttlMs: 90_000 }], result: undefined }));
 		expect(rows(file)).toEqual([{ key: storedKeyName(key), value: 'kept', expires_at: 1_800_000_090_000 }]);
+	});
+
+	it("keeps a group's rows side by side in the key index, and a key without a group under the name it always had", async () => {
+		const file = join(folder, 'groups.sqlite');
+		const store = storeAt(file);
+		const groups = ['run 1', 'run 2', 'run 3'];
+		// Written interleaved, as a batch writes its items' keys.
+		const keys = Array.from({ length: 5 }, (_, item) => groups.map((group) => groupedKey(group, `item ${item}`))).flat();
+		await store.update([...keys, 'plain'], () => ({ writes: [...keys, 'plain'].map((key) => ({ key, value: 'v' })), result: undefined }));
+		const names = rows(file).map((row) => row.key);
+		expect(new Set(names)).toEqual(new Set([...keys.map(storedRowKey), storedKeyName('plain')]));
+		// In the index's order (SQLite compares text byte by byte, as sort() does here), each group's rows come one after the other.
+		const groupOf = new Map(keys.map((key) => [storedRowKey(key), key.split('>')[0]]));
+		const order = names
+			.filter((name) => groupOf.has(name))
+			.sort()
+			.map((name) => groupOf.get(name));
+		expect(order.filter((group, index) => index === 0 || group !== order[index - 1])).toHaveLength(groups.length);
+		expect(await store.read([keys[0], keys[14], 'plain'])).toEqual(['v', 'v', 'v']);
+	});
+
+	describe('the checkpoint thread', () => {
+		/** The store's checkpoint thread, if one runs (private: nothing else shows it). */
+		const threadOf = (store: SqliteDurableStore) => (store as unknown as { checkpoints: { thread?: { worker?: { terminate(): Promise<number> } } } }).checkpoints.thread;
+		const sizeOf = (file: string) => statSync(file).size;
+		const write = async (store: SqliteDurableStore, prefix: string, rows: number, bytes: number) => {
+			const keys = Array.from({ length: rows }, (_, index) => `${prefix} ${index}`);
+			await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x'.repeat(bytes) })), result: undefined }));
+		};
+
+		it('copies the WAL into the file from a thread of its own, started by a commit', async () => {
+			const file = join(folder, 'checkpoints.sqlite');
+			const store = storeAt(file);
+			expect(await store.read(['nothing yet'])).toEqual([undefined]);
+			expect(threadOf(store)).toBeUndefined();
+			await write(store, 'first', 1, 10);
+			const before = sizeOf(file);
+			// Far fewer pages than the main connection's own checkpoint mark: only the thread copies them.
+			await write(store, 'thread', 40, 2_000);
+			await waitFor(() => sizeOf(file) > before + 40 * 2_000, 'the checkpoint thread to copy the WAL into the file');
+			expect(await store.read(['thread 39'])).toEqual(['x'.repeat(2_000)]);
+		});
+
+		it('ends once no commit came for a while, and the next commit starts one again', async () => {
+			Object.assign(checkpointThreadTimes, { idleMs: 50 });
+			const file = join(folder, 'idle.sqlite');
+			const store = storeAt(file);
+			await write(store, 'first', 1, 10);
+			expect(threadOf(store)).toBeDefined();
+			await waitFor(() => threadOf(store) === undefined, 'the idle thread to end');
+			const before = sizeOf(file);
+			await write(store, 'again', 40, 2_000);
+			expect(threadOf(store)).toBeDefined();
+			await waitFor(() => sizeOf(file) > before + 40 * 2_000, 'the new thread to copy the WAL into the file');
+		});
+
+		it('once a thread dies, commits copy the WAL into the file themselves, in small steps, and no thread is started again', async () => {
+			const file = join(folder, 'no-thread.sqlite');
+			const store = storeAt(file);
+			await write(store, 'first', 1, 10);
+			await threadOf(store)?.worker?.terminate();
+			await waitFor(() => threadOf(store) === undefined, 'the store to see the thread end');
+			const before = sizeOf(file);
+			for (let round = 0; round < 4; round++) await write(store, `main ${round}`, 100, 3_000);
+			// 400 rows of 3 KB are past the main connection's mark of 250 WAL pages.
+			expect(sizeOf(file)).toBeGreaterThan(before + 250 * 4_096);
+			expect(threadOf(store)).toBeUndefined();
+			expect(await store.read(['main 3 99'])).toEqual(['x'.repeat(3_000)]);
+		});
 	});
 
 	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in the order they were made), pass after pass, until none is left', async () => {

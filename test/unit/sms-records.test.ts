@@ -5,6 +5,7 @@
  */
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { messageKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
 import { SendRecords, type RecordRules } from '../../nodes/shared/store/sendRecords/sendRecords';
 
 const LIMITS = { perMinute: 100, perHour: 100, perDay: 100 };
@@ -139,7 +140,8 @@ describe('states across executions', () => {
 
 	it('a record of another shape is an error (nothing sent), naming the store, never a guess', async () => {
 		const { store } = clockedStore();
-		await store.update(['sms-message|workflow|node|same message'], () => ({ writes: [{ key: 'sms-message|workflow|node|same message', value: '"OK"' }], result: undefined }));
+		const messageKey = messageKeyOf('workflow|node', send.phone, send.message);
+		await store.update([messageKey], () => ({ writes: [{ key: messageKey, value: '"OK"' }], result: undefined }));
 		const failure = await records(store, 'execution 1').reserve([send]).catch((error: unknown) => error);
 		expect(failure).toMatchObject({ name: 'RecordsFailure', store: "this n8n process's memory", reason: 'a send record (sms-message) is not an object', kept: { reserved: [], unknown: [] } });
 	});
@@ -170,7 +172,7 @@ class WatchedStore implements DurableStore {
 }
 
 describe('claims asked together (the sends of a batch claim at once)', () => {
-	const sendKey = (execution: string, itemIndex: number) => `sms-send|workflow|node|${execution}|0|${itemIndex}`;
+	const sendKey = (execution: string, itemIndex: number) => sendKeyOf('workflow|node', execution, 0, itemIndex);
 
 	it('go to the store in one update, and each claim answers for its own item: go, taken over, or limit (a second update, with the counts, for the send that lost its message)', async () => {
 		const { store: memory } = clockedStore();
@@ -195,7 +197,7 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		const claimed = [0, 1, 2].map((itemIndex) => sendKey('execution 1', itemIndex));
 		const updates = store.updates.slice(before);
 		expect(updates.map((keys) => keys.filter((key) => key.startsWith('sms-send')))).toEqual([claimed, claimed]);
-		expect(updates.map((keys) => keys.filter((key) => key.startsWith('sms-count')).length)).toEqual([0, 9]);
+		expect(updates.map((keys) => keys.filter((key) => key.includes('>sms-count|')).length)).toEqual([0, 9]);
 		expect(slow.holding()).toEqual([0]);
 	});
 
@@ -206,7 +208,7 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		await nodeRun.reserve([0, 1, 2, 3].map((itemIndex) => ({ itemIndex, phone: '13900000040', message: `m${itemIndex}` })));
 		const before = store.updates.length;
 		expect(await Promise.all([0, 1, 2, 3].map((itemIndex) => nodeRun.claim(itemIndex)))).toEqual(['go', 'go', 'go', 'go']);
-		expect(store.updates.slice(before).map((keys) => keys.filter((key) => !key.startsWith('sms-message')))).toEqual([[0, 1, 2, 3].map((itemIndex) => sendKey('execution 1', itemIndex))]);
+		expect(store.updates.slice(before).map((keys) => keys.filter((key) => !key.includes('>sms-message|')))).toEqual([[0, 1, 2, 3].map((itemIndex) => sendKey('execution 1', itemIndex))]);
 	});
 
 	it('that fail release exactly their items, each naming only itself; an item claimed before keeps its record', async () => {

@@ -35,6 +35,7 @@ import { startSweep } from './sweep';
  * | one n8n process    | HTTP connection pool, limiter per credential, Redis      | module memory (transport/pool.ts,          |
  * |                    | connections, open stores, secrets to redact              | limits/limiter.ts, store/redis/, store/    |
  * |                    |                                                          | openStore.ts, errors/redact.ts)            |
+ * | writes, then 30 s  | an open SQLite store's checkpoint thread                 | a worker thread (store/sqliteCheckpoints)  |
  * | all processes      | the credential's rate and 429 pauses, when the           | Redis (limits/sharedRate.ts)               |
  * |                    | credential names a Shared Redis URL                      |                                            |
  */

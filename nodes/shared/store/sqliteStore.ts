@@ -4,7 +4,8 @@ import { StoreUnavailable, type DurableStore, type StoreDecision } from './durab
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
 import { makeFolderFor, STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule, type SqliteStatement } from './hostEnvironment';
-import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
+import { checkWrittenKeys, lifetimeMs, storedRowKey } from './keyName';
+import { WalCheckpoints } from './sqliteCheckpoints';
 
 export const sqliteTimeouts = {
 	/** How long a call waits in all for another process's write to finish; tests lower it. */
@@ -17,8 +18,6 @@ export const sqliteTimeouts = {
 const SWEEP_CHUNK = 64;
 /** Between two passes of the sweep over the whole file, in ms. */
 const SWEEP_PAUSE_MS = 30_000;
-/** WAL pages after which a commit copies them into the file (SQLite's default is 1,000). */
-const WAL_CHECKPOINT_PAGES = 250;
 
 /**
  * One row per key, in the order the rows were made, and an index on the key. The row's place
@@ -64,6 +63,7 @@ export class SqliteDurableStore implements DurableStore {
 	readonly label: string;
 	private database?: SqliteDatabase;
 	private statements?: Statements;
+	private readonly checkpoints: WalCheckpoints;
 	private nextSweepAt = 0;
 	/** The last row the sweep looked at in its current pass (0 before the first). */
 	private sweptTo = 0;
@@ -74,6 +74,7 @@ export class SqliteDurableStore implements DurableStore {
 		private readonly clock: () => number = () => hostClock.now(),
 	) {
 		this.label = `the SQLite file ${file}`;
+		this.checkpoints = new WalCheckpoints(file);
 	}
 
 	async now(): Promise<number> {
@@ -109,7 +110,7 @@ export class SqliteDurableStore implements DurableStore {
 					return { decideFailed };
 				}
 				for (const write of decision.writes) {
-					const name = storedKeyName(write.key);
+					const name = storedRowKey(write.key);
 					if (write.value === null) statements.remove.run(name);
 					else {
 						const ttl = lifetimeMs(write.ttlMs);
@@ -119,6 +120,7 @@ export class SqliteDurableStore implements DurableStore {
 				this.sweep(statements, now);
 				database.exec('COMMIT');
 				committed = true;
+				this.checkpoints.committed();
 				return { result: decision.result };
 			} finally {
 				if (!committed) this.rollBack(database);
@@ -140,6 +142,7 @@ export class SqliteDurableStore implements DurableStore {
 
 	/** Closes the file (tests; a later call opens it again). */
 	close(): void {
+		this.checkpoints.closed();
 		try {
 			this.database?.close();
 		} catch {
@@ -150,7 +153,7 @@ export class SqliteDurableStore implements DurableStore {
 	}
 
 	private valueOf(statements: Statements, key: string, now: number): string | undefined {
-		const row = statements.select.get(storedKeyName(key));
+		const row = statements.select.get(storedRowKey(key));
 		if (!row) return undefined;
 		const expiresAt = row.expires_at;
 		if (expiresAt !== null && (typeof expiresAt !== 'number' || expiresAt <= now)) return undefined;
@@ -217,9 +220,7 @@ export class SqliteDurableStore implements DurableStore {
 			database.exec('PRAGMA journal_mode = WAL');
 			// With WAL, NORMAL loses nothing when a process dies, only the last commits on a power loss.
 			database.exec('PRAGMA synchronous = NORMAL');
-			// Every commit past this many WAL pages copies them into the file; a smaller step keeps
-			// that copy (the longest pause a write can give n8n's event loop) short.
-			database.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+			this.checkpoints.opened(database);
 			createTable(database);
 			const statements: Statements = {
 				select: database.prepare('SELECT value, expires_at FROM store_entries WHERE key = ?'),

@@ -1,4 +1,5 @@
 import type { StoreWrite } from '../durableStore';
+import { groupedKey } from '../keyName';
 import { LIMIT_WINDOWS } from './rules';
 
 /**
@@ -6,14 +7,23 @@ import { LIMIT_WINDOWS } from './rules';
  * checked as it is read: a value of another shape is an error (the send stops as "not sent"), never
  * a guess that could send twice or drop a message.
  *
- * Three kinds of key, all under one node (workflow and node ID):
- * - a send: one item of one run of one execution (`sms-send|node|execution|run|item`), in one of the
- *   states below; released means the key is gone;
- * - a message (`sms-message|node|fingerprint`), kept for the repeat window: the execution that
- *   sends it and each of its sends (holders) with their state and the counts they took;
- * - a count (`sms-count|node|number|window|window number`): messages to a number in a calendar
- *   window, a whole number, kept until the window ends.
+ * Three kinds of key, all under one node (workflow and node ID), in two groups (groupedKey: the
+ * SQLite store keeps a group's rows side by side, so a batch's reserve writes few pages):
+ * - a send: one item of one run of one execution (`sms-send|node|execution|run>item`, grouped by
+ *   the run), in one of the states below; released means the key is gone;
+ * - a message (`sms-number|node|number>sms-message|fingerprint`), kept for the repeat window: the
+ *   execution that sends it and each of its sends (holders) with their state and the counts they took;
+ * - a count (`sms-number|node|number>sms-count|window|window number`): messages to a number in a
+ *   calendar window, a whole number, kept until the window ends.
+ * Messages and counts are grouped by number (a signature or template change, which has none, by node).
  */
+export const sendKeyOf = (node: string, execution: string, runIndex: number, itemIndex: number) => groupedKey(`sms-send|${node}|${execution}|${runIndex}`, String(itemIndex));
+const numberGroup = (node: string, phone: string | undefined) => `sms-number|${node}|${phone ?? ''}`;
+export const messageKeyOf = (node: string, phone: string | undefined, fingerprint: string) => groupedKey(numberGroup(node, phone), `sms-message|${fingerprint}`);
+export const countKeyOf = (node: string, phone: string | undefined, window: { name: string; number: number }) =>
+	groupedKey(numberGroup(node, phone), `sms-count|${window.name}|${window.number}`);
+/** The kind of a record's key, for errors: `sms-send`, `sms-message` or `sms-count`. */
+const kindOf = (key: string) => /sms-(send|message|count)/.exec(key)?.[0] ?? 'a key';
 
 /**
  * reserved: decided before the batch, not started; another execution may take it over.
@@ -38,7 +48,7 @@ export interface MessageRecord {
 
 export class UnreadableRecord extends Error {
 	constructor(key: string, problem: string) {
-		super(`a send record (${key.split('|')[0]}) ${problem}`);
+		super(`a send record (${kindOf(key)}) ${problem}`);
 		this.name = 'UnreadableRecord';
 	}
 }
@@ -46,7 +56,7 @@ export class UnreadableRecord extends Error {
 /** A decision needed a key its update did not name (a claim's first try names no counts). */
 export class UnnamedKey extends Error {
 	constructor(key: string) {
-		super(`A send-records decision read ${key.split('|')[0]}, which its update did not name`);
+		super(`A send-records decision read ${kindOf(key)}, which its update did not name`);
 		this.name = 'UnnamedKey';
 	}
 }

@@ -4,7 +4,7 @@ import type { DurableStore } from '../durableStore';
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
-import { StagedValues, UnnamedKey } from './recordValues';
+import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from './recordValues';
 import { countWindows, type SendDecision, type SmsLimits } from './rules';
 
 /** One send (or change) the records decide on. */
@@ -92,10 +92,10 @@ export class SendRecords {
 		return {
 			itemIndex: send.itemIndex,
 			phone: send.phone,
-			sendKey: `sms-send|${node}|${execution}|${runIndex}|${send.itemIndex}`,
-			messageKey: this.run.windowMs > 0 ? `sms-message|${node}|${send.message}` : undefined,
+			sendKey: sendKeyOf(node, execution, runIndex, send.itemIndex),
+			messageKey: this.run.windowMs > 0 ? messageKeyOf(node, send.phone, send.message) : undefined,
 			windows,
-			countKeys: windows.map((window) => `sms-count|${node}|${send.phone}|${window.name}|${window.number}`),
+			countKeys: windows.map((window) => countKeyOf(node, send.phone, window)),
 		};
 	}
 
