@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 
 import { n8nCommand } from '../../scripts/n8n-runtime';
-import { importFile, manualStart, type MoneySafetyOptions } from './moneySafety';
+import { importFile, itemsNode, manualStart, type MoneySafetyOptions } from './moneySafety';
 import { parsePrintedRun } from './printedRun';
 
 type Json = Record<string, unknown>;
@@ -21,7 +21,7 @@ function lookupWorkflow(id: string, items: Json[], node: Json): Json {
 		active: false,
 		nodes: [
 			manualStart,
-			{ id: 'items', name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, 0], parameters: { jsCode: `return ${JSON.stringify(items.map((json) => ({ json })))};` } },
+			itemsNode('Items', items),
 			{ position: [440, 0], ...node, name: 'Lookup' },
 		],
 		connections: { Start: { main: [to('Items')] }, Items: { main: [to('Lookup')] } },

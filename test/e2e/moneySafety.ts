@@ -74,6 +74,15 @@ export function workflow(id: string, name: string, start: Json, items: Json[], s
 }
 
 export const manualStart = { id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+/** A Code node that outputs these items, next after `manualStart`. */
+export const itemsNode = (name: string, items: Json[]) => ({
+	id: name.toLowerCase(),
+	name,
+	type: 'n8n-nodes-base.code',
+	typeVersion: 2,
+	position: [220, 0],
+	parameters: { jsCode: `return ${JSON.stringify(items.map((json) => ({ json })))};` },
+});
 const webhookStart = {
 	id: 'start',
 	name: 'Start',

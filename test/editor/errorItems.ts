@@ -8,7 +8,7 @@ import type { ExampleWorkflow } from '../../scripts/sandbox';
 import type { Credential } from './secondPass';
 import { screenshot } from './shots';
 import { openNode, runFromEditor } from './workflows';
-import { manualStart } from '../e2e/moneySafety';
+import { itemsNode, manualStart } from '../e2e/moneySafety';
 
 /**
  * Two recipients, an SMS node (1.3) with both IDs left at 0. n8n's editor appends " [item N]"
@@ -20,14 +20,7 @@ export async function checkItemNamedOnce(page: Page, rest: N8nRest, url: string,
 		name: 'Editor check: both IDs 0',
 		nodes: [
 			manualStart,
-			{
-				id: 'i2',
-				name: 'Recipients',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: 'return [{ json: { phone: "13900056001" } }, { json: { phone: "13900056002" } }];' },
-			},
+			itemsNode('Recipients', [{ phone: '13900056001' }, { phone: '13900056002' }]),
 			{
 				id: 'i3',
 				name: 'SMS',

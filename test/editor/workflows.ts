@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import type { N8nRest } from '../../scripts/n8n-runtime';
 import type { ExampleWorkflow } from '../../scripts/sandbox';
 import { sleep } from '../sandbox/npmStart';
-import { manualStart } from '../e2e/moneySafety';
+import { itemsNode, manualStart } from '../e2e/moneySafety';
 
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
@@ -74,14 +74,7 @@ export async function checkErrorBranch(page: Page, rest: N8nRest, url: string, c
 		name: `Editor check: error output (${typeVersion})`,
 		nodes: [
 			manualStart,
-			{
-				id: 'e2',
-				name: 'Numbers',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: 'return [{ json: { phone: "13800138000" } }, { json: { phone: "call me" } }];' },
-			},
+			itemsNode('Numbers', [{ phone: '13800138000' }, { phone: 'call me' }]),
 			{
 				id: 'e3',
 				name: 'Identify',
