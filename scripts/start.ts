@@ -67,6 +67,8 @@ async function main() {
 		console.log('Stopped. Your workflows, credentials and executions are kept in', sandboxDir);
 		process.exit(0);
 	};
+	// npm start runs this as `node --import tsx`: tsx's own CLI SIGKILLs its child (exit 130) when
+	// the child does not acknowledge Ctrl-C within 30 ms, as on a busy machine.
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);
 

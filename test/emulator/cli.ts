@@ -1,4 +1,7 @@
-/** `npm run emulator`: the gateway emulator on a fixed port, for the sandbox and manual tries. */
+/**
+ * `npm run emulator`: the gateway emulator on a fixed port, for the sandbox and manual tries. Runs
+ * as `node --import tsx` so that Ctrl-C reaches this process alone (see scripts/start.ts).
+ */
 import { startEmulator } from './server';
 
 function option(name: string, envName: string): string | undefined {
