@@ -26,7 +26,8 @@ export function groupedKey(group: string, rest: string): string {
  * The SQLite store's row key: for a grouped key, its group's hash and then its own, so that a
  * batch's new keys land on a few pages of the index rather than one page each (each page a batch
  * changes is written to the WAL and, at a checkpoint, to the file: bench section 9). A key without
- * a group keeps the name it always had.
+ * a '>' keeps the name it always had; one whose text brings a '>' (a task ID from the gateway, say)
+ * is grouped at it, which moves its row and nothing else: the same key always gets the same name.
  */
 export function storedRowKey(key: string): string {
 	const end = key.indexOf(GROUP_END);
