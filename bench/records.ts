@@ -104,7 +104,7 @@ ${RECORDS_SENDS.toLocaleString('en')} sends through one SMS node (the built pack
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
-Each send is one record per item (reserved → outcome unknown → sent), the message for the repeat window and a count per number in its minute, hour and day, all in one atomic store update per 50 items for reserve and mark sent; the claims just before each paid call share one update per group (the claims asked while the group before was with the store; each item is still claimed before its own paid call), which on Redis is one compare-and-set command, decided on the values the run's previous update left (see README, "Send records"). A claim waiting for its group counts in the records' time. Key names are hashes; every key expires on its own.
+Each send is one record per item (reserved → outcome unknown → sent), the message for the repeat window and a count per number in its minute, hour and day, all in one atomic store update per 50 items for reserve and mark sent; the claims just before each paid call share one update per group (the claims asked while the group before was with the store; each item is still claimed before its own paid call), which on Redis is one compare-and-set command, decided on the values the run's previous update left (see [Send records](../../docs/durable-store.md#send-records-what-the-store-keeps-per-send)). A claim waiting for its group counts in the records' time. Key names are hashes; every key expires on its own.
 ${SECTION_END}`;
 }
 

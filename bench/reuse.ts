@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { EmulatorProcess } from './gateway';
 import { plates } from './inputs';
 import { runLookups, type LookupRun } from './lookups';
-import type { Figure } from './report';
+import { figureRow, type Figure } from './figure';
 
 const LOOKUPS = 1000;
 const LATENCY_MS = 50;
@@ -87,6 +87,6 @@ Through n8n-core's WorkflowExecute with the built package; each round on a fresh
 
 | measurement | measured | target | result |
 | --- | --- | --- | --- |
-| ${figure.name} | ${figure.measured} | ${figure.target} | ${figure.pass ? 'met' : 'missed'} (${figure.note}) |
+${figureRow(figure)}
 ${REUSE_END}`;
 }

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { bareLoop } from './bareLoop';
+import type { Figure } from './figure';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { instructionCounts } from './instructions';
 import { phones, plates } from './inputs';
@@ -33,7 +34,6 @@ import {
 	sideBySideTable,
 	spliceSection,
 	writeReport,
-	type Figure,
 } from './report';
 import { sendAndCheckBench, type SendAndCheckResult } from './sendAndCheck';
 import { sideBySide, type SideBySideRow } from './sideBySide';
