@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { json, readBody } from './http';
-import type { Emulator, ReceivedNotification } from './server';
+import type { Emulator, ReceivedNotification } from './api';
 
 export const ADMIN_PREFIX = '/__emulator/';
 

@@ -4,61 +4,16 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE, DEFAULT_SMS_LIMITS, OPERATIONS } from '../../nodes/shared/gateway/catalog';
 import { ADMIN_PREFIX, admin } from './admin';
+import type { Emulator, EmulatorConfig, EmulatorOptions, ReceivedNotification } from './api';
 import { CODES } from './codes';
-import { AFTER_PROCESSING, FaultState, writeFault, type Faults } from './faults';
+import { AFTER_PROCESSING, FaultState, writeFault } from './faults';
 import { appCodeOf, json } from './http';
 import { Ledger } from './ledger';
 import { fail, gatewayRoutes, type Account, type Routed } from './routes';
-import { SmsState, type PendingKind, type SmsLimits } from './sms';
+import { SmsState, type PendingKind } from './sms';
 
 export type { FaultKind, FaultStep, Faults } from './faults';
-
-export interface EmulatorConfig {
-	reviewDelayMs: number;
-	deliveryDelayMs: number;
-	deliveryFailureShare: number;
-	callbackUrl?: string;
-	/** Delivery reports are not pushed (the task still reaches its final status): a receiver that was down. */
-	withholdReports?: boolean;
-	smsLimits: SmsLimits;
-	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
-	copyrightMaxPageSize?: number;
-	/** Violations committed since, by plate: that many more records after the plate's usual ones. */
-	addedViolations?: Record<string, number>;
-}
-
-export interface EmulatorOptions extends Partial<EmulatorConfig> {
-	port?: number;
-	host?: string;
-	/** Accepted appCodes; defaults to a non-member demo code and a member demo code. */
-	appCodes?: Array<{ code: string; member?: boolean }>;
-}
-
-export interface Emulator {
-	url: string;
-	port: number;
-	demo: { appCode: string; memberAppCode: string; signatureId: string; templateId: string; templateWithoutVariablesId: string };
-	ledger(): ReturnType<Ledger['snapshot']>;
-	resetLedger(): void;
-	setFaults(faults: Faults): void;
-	clearFaults(): void;
-	configure(config: Partial<EmulatorConfig>): void;
-	config(): EmulatorConfig;
-	/** Ends pending reviews or deliveries now (all, or those of one ID), as if the delay had passed: tests wait on no timer. */
-	finishPending(kind: PendingKind, id?: string): void;
-	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
-	callbacks(): Array<{ action: string; status: number | string }>;
-	/** Bodies POSTed to /__emulator/notifications (the examples' notification target in the sandbox). */
-	notifications(): ReceivedNotification[];
-	reset(): void;
-	close(): Promise<void>;
-}
-
-export interface ReceivedNotification {
-	receivedAt: string;
-	/** Parsed JSON, or the raw text when the body is not JSON. */
-	body: unknown;
-}
+export type { Emulator, EmulatorConfig, EmulatorOptions, ReceivedNotification } from './api';
 
 export const DEMO_APP_CODE = 'demo-app-code';
 export const DEMO_MEMBER_APP_CODE = 'demo-member-code';
