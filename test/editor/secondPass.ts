@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 
 import type { Page } from 'playwright-core';
 
+import { readmeUrl } from '../../nodes/shared/n8n/readmeLink';
 import type { ExecutionSummary, N8nRest } from '../../scripts/n8n-runtime';
 import type { ExampleWorkflow } from '../../scripts/sandbox';
 import { sleep } from '../sandbox/npmStart';
@@ -230,7 +231,7 @@ async function waitForExecution(rest: N8nRest, workflowId: string, before: Set<s
 	}
 }
 
-/** Canvas subtitles read "operation: resource" in words; a node's Docs link opens its README section as given (no ?utm… after the #). */
+/** Canvas subtitles read "operation: resource" in words; a node's Docs link opens its documentation section as given (no ?utm… after the #). */
 export async function checkSubtitlesAndDocs(page: Page, url: string) {
 	const expected: Array<[string, string, string, string]> = [
 		['dgwExampleCompanies', 'Copyrights', 'get all: copyright', 'data-gateway-enterprise'],
@@ -245,6 +246,6 @@ export async function checkSubtitlesAndDocs(page: Page, url: string) {
 		await openNode(page, node);
 		const href = await page.locator('[data-test-id="ndv"] a', { hasText: 'Docs' }).first().getAttribute('href');
 		await page.keyboard.press('Escape');
-		assert.equal(href, `https://github.com/data-gateway/n8n-nodes-data-gateway#${anchor}`, `the Docs link of "${node}"`);
+		assert.equal(href, readmeUrl(anchor), `the Docs link of "${node}"`);
 	}
 }

@@ -35,13 +35,13 @@ describe('what the editor shows', () => {
 		for (const url of [...codexUrls, new DataGatewayApi().documentationUrl]) expect(url).toMatch(new RegExp(`^${README_URL}#[a-z-]+$`));
 	});
 
-	it('notices are at most two short lines and link to the README', () => {
+	it('notices are at most two short lines and link to the documentation', () => {
 		const notices = nodes.flatMap((node) => node.description.properties.filter((property) => property.type === 'notice'));
 		expect(notices.length).toBeGreaterThanOrEqual(3);
 		for (const notice of notices) {
 			const text = notice.displayName.replace(/<[^>]+>/g, '');
 			expect(text.length).toBeLessThanOrEqual(160);
-			expect(notice.displayName).toContain(`href="${README_URL}#`);
+			expect(notice.displayName).toContain(`href="${README_URL}`);
 			expect(notice.displayName).not.toMatch(/Listen for test event|queue-mode|static data/);
 		}
 	});
