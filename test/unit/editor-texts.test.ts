@@ -25,7 +25,7 @@ function allProperties(properties: INodeProperties[]): INodeProperties[] {
 }
 
 describe('what the editor shows', () => {
-	it('the README the nodes link to is package.json\'s homepage and repository', () => {
+	it('the repository the nodes link to is package.json\'s homepage and repository', () => {
 		expect(pkg.homepage.replace(/#.*$/, '')).toBe(README_URL);
 		expect(pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')).toBe(README_URL);
 		const codexUrls = readdirSync(join(ROOT, 'nodes'))
