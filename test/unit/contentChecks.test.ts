@@ -4,6 +4,7 @@
  * (a warning on every order notice would be ignored).
  */
 import { blockingFindings, findingTexts, reviewMessageText, reviewSignatureName, reviewTemplateContent, type ContentRule } from '../../nodes/shared/checks/content';
+import { refuseContentWarningsOption } from '../../nodes/shared/checks/contentOption';
 import { PROHIBITED_CONTENT, TEST_DISTRIBUTION_HOSTS } from '../../nodes/shared/checks/contentWords';
 
 const rulesOf = (findings: Array<{ rule: ContentRule }>) => findings.map((finding) => finding.rule);
@@ -241,4 +242,8 @@ describe('what stops a Send', () => {
 		expect(rulesOf(blockingFindings(review, false))).toEqual(['test-distribution-link']);
 		expect(rulesOf(blockingFindings(review, true))).toEqual(['test-distribution-link', 'prohibited-content']);
 	});
+});
+
+describe('the Refuse Content Warnings option', () => {
+	it('is off by default', () => expect(refuseContentWarningsOption).toMatchObject({ name: 'refuseContentWarnings', type: 'boolean', default: false }));
 });
