@@ -247,3 +247,7 @@ describe('what stops a Send', () => {
 describe('the Refuse Content Warnings option', () => {
 	it('is off by default', () => expect(refuseContentWarningsOption).toMatchObject({ name: 'refuseContentWarnings', type: 'boolean', default: false }));
 });
+
+describe('words are named in the order of the text', () => {
+	it('whatever their length', () => expect(reviewMessageText('下注送彩票，百家乐').warnings.find((warning) => warning.title === 'prohibited content: gambling')?.words).toEqual(['下注', '百家乐']));
+});

@@ -62,7 +62,7 @@ interface KeyWordHit {
 	disguised: boolean;
 }
 
-/** Listed words in the text, read through any disguise; a word inside a longer one found in the same category is left out. */
+/** Listed words in the text, read through any disguise, in text order; a word inside a longer one of its category is left out. */
 function keyWordHits(raw: string): KeyWordHit[] {
 	const folded = deepFold(maskPlaceholders(raw));
 	const hits: KeyWordHit[] = [];
@@ -81,7 +81,7 @@ function keyWordHits(raw: string): KeyWordHit[] {
 			if (!hits.some((kept) => kept.category === hit.category && kept.start <= hit.start && hit.end <= kept.end)) hits.push(hit);
 		}
 	}
-	return hits;
+	return hits.sort((a, b) => a.start - b.start);
 }
 
 function keyWordWarnings(raw: string): ContentFinding[] {
