@@ -106,10 +106,18 @@ describe('Redis durable store', () => {
 		return { sent, store: storeOn(counting) };
 	}
 
+	/** The store on a counting connection, after it has asked Redis about itself (once per connection). */
+	async function askedAlready(owner: string) {
+		const counting = countingConnection(owner);
+		await counting.store.environment();
+		counting.sent.length = 0;
+		return counting;
+	}
+
 	it("decides on a right guess of the keys and the time, and writes in one round trip without reading", async () => {
 		const [key, partner] = [freshKey('guessed'), freshKey('guessed partner')];
 		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'held' }], result: undefined }));
-		const { sent, store } = countingConnection('guess right');
+		const { sent, store } = await askedAlready('guess right');
 		const seen: Array<[Array<string | undefined>, number]> = [];
 		const result = await store.update(
 			[key, partner],
@@ -126,7 +134,7 @@ describe('Redis durable store', () => {
 	it('reads and decides again, at Redis time, when a guess is stale: nothing of the guessed decision is written', async () => {
 		const [key, partner] = [freshKey('stale'), freshKey('stale partner')];
 		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'changed by another process' }], result: undefined }));
-		const { sent, store } = countingConnection('guess stale');
+		const { sent, store } = await askedAlready('guess stale');
 		const seen: Array<Array<string | undefined>> = [];
 		const result = await store.update(
 			[key, partner],
@@ -202,7 +210,7 @@ describe('Redis durable store', () => {
 		// Each call made only when awaited, so that no rejection waits unhandled while another is awaited.
 		for (const call of [async () => await store.now(), async () => await store.read(['a']), async () => await store.update(['a'], () => ({ writes: [], result: 1 }))]) {
 			const failure = await unavailable(call());
-			expect(failure.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${closed} could not be used for (TIME|MGET): nothing answers .*ECONNREFUSED.*\\(fix it here\\)$`));
+			expect(failure.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${closed} could not be used for (TIME|the eviction check): nothing answers .*ECONNREFUSED.*\\(fix it here\\)$`));
 		}
 	});
 
@@ -269,9 +277,9 @@ async function closedPort(): Promise<number> {
 	return port;
 }
 
-const INFO = 'redis_version:7.0.0\r\nloading:0';
+const INFO = 'redis_version:7.0.0\r\nloading:0\r\nmaxmemory_policy:noeviction';
 
-/** A TCP server that answers Redis's ready check (INFO) as Redis would, and other commands from `replies` (an error otherwise). */
+/** A TCP server that answers Redis's ready check and the store's eviction check (INFO) as Redis would, and other commands from `replies` (an error otherwise). */
 async function fakeRedis(replies: Record<string, string>): Promise<string> {
 	const server = createServer((socket) => {
 		socket.on('error', () => undefined);
