@@ -71,7 +71,7 @@ export class RedisDurableStore implements DurableStore {
 		if (keys.length === 0) return [];
 		while (!mayWorkNow()) await nextTurn();
 		// Asked here too, so that a run that only reads learns what it may lose (storeFallbackNotice).
-		await this.call('the eviction check', async () => await this.environment());
+		await this.checkedEnvironment();
 		return await this.valuesOf(keys.map(storedKeyName));
 	}
 
@@ -89,7 +89,8 @@ export class RedisDurableStore implements DurableStore {
 	 * a reconnect may reach another server (a failover).
 	 */
 	async environment(): Promise<RedisEnvironment> {
-		if (this.probed && this.probed.connection === this.redis.connectionCount) return this.probed.environment;
+		const known = this.knownEnvironment();
+		if (known) return known;
 		this.probing ??= probeRedis(async (name, args) => await this.redis.command(name, args))
 			.then((environment) => {
 				this.probed = { connection: this.redis.connectionCount, environment };
@@ -101,16 +102,26 @@ export class RedisDurableStore implements DurableStore {
 		return await this.probing;
 	}
 
+	/** What this connection has said already; undefined before it was asked, or after a reconnect. */
+	private knownEnvironment(): RedisEnvironment | undefined {
+		return this.probed?.connection === this.redis.connectionCount ? this.probed?.environment : undefined;
+	}
+
+	/** The environment, asked if need be; a failure is a StoreUnavailable like any other call's. */
+	private async checkedEnvironment(): Promise<RedisEnvironment> {
+		return this.knownEnvironment() ?? ((await this.call('the eviction check', async () => await this.environment())) as RedisEnvironment);
+	}
+
 	/** Sentences for a hint about what this Redis may lose, once it has been asked (else none). */
 	notices(): string[] {
-		return this.probed ? environmentNotices(this.label, this.probed.environment, noEvictionConfirmed()) : [];
+		return this.probed ? environmentNotices(this.label, this.probed.environment, noEvictionConfirmed) : [];
 	}
 
 	/** Keys that must not vanish early (SMS send records, per-number counts) are refused on a Redis that may evict them. */
 	private async refuseWhereKeysMayVanish(keys: readonly string[]): Promise<void> {
-		const environment = (await this.call('the eviction check', async () => await this.environment())) as RedisEnvironment;
+		const environment = await this.checkedEnvironment();
 		if (mayAllVanish(keys)) return;
-		const refusal = evictionRefusal(this.label, environment, noEvictionConfirmed(), NOEVICTION_VARIABLE);
+		const refusal = evictionRefusal(this.label, environment, noEvictionConfirmed, NOEVICTION_VARIABLE);
 		if (refusal) throw new StoreUnavailable(this.label, refusal);
 	}
 

@@ -235,8 +235,8 @@ export function redisFor(settings: RedisSettings, owner: string): SharedRedis {
 		} catch (error) {
 			target = error as RedisUnavailable;
 		}
-		const { url: _url, password: _password, unusable: _unusable, ...options } = settings;
-		entry = { redis: new SharedRedis(target, { ...options, tlsCa: options.tlsCa?.trim() || undefined }), owners: new Set() };
+		const { tlsCa, tlsServerName, tlsRejectUnauthorized, family, keepAliveMs } = settings;
+		entry = { redis: new SharedRedis(target, { tlsCa: tlsCa?.trim() || undefined, tlsServerName, tlsRejectUnauthorized, family, keepAliveMs }), owners: new Set() };
 		connections.set(key, entry);
 	}
 	const previous = ownerKeys.get(owner);

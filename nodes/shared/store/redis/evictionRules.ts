@@ -24,12 +24,12 @@ const OWN_REDIS = `or give the package a Redis of its own in the credential's "$
 
 /**
  * Why this Redis may not hold SMS send records and per-number counts, or undefined when it may.
- * `confirmed`: the operator says it does not evict (DATA_GATEWAY_REDIS_NOEVICTION=true), which
- * counts only where Redis itself would not say.
+ * `confirmed`: whether the operator says it does not evict (DATA_GATEWAY_REDIS_NOEVICTION=true),
+ * asked only where Redis itself would not say.
  */
-export function evictionRefusal(label: string, environment: RedisEnvironment, confirmed: boolean, variable: string): string | undefined {
+export function evictionRefusal(label: string, environment: RedisEnvironment, confirmed: () => boolean, variable: string): string | undefined {
 	const eviction = evictionOf(environment);
-	if (eviction === 'never' || (eviction === 'unknown' && confirmed)) return undefined;
+	if (eviction === 'never' || (eviction === 'unknown' && confirmed())) return undefined;
 	const risk = 'the SMS send records and per-number counts could vanish there before their time, and a message already sent could then be sent again';
 	if (eviction === 'may') {
 		return `${label} may evict keys (maxmemory-policy ${environment.policy}): ${risk}. Set maxmemory-policy to noeviction on that Redis, ${OWN_REDIS}`;
@@ -44,12 +44,12 @@ export function evictionRefusal(label: string, environment: RedisEnvironment, co
  * Sentences for a hint about what this Redis may lose: keys it may evict (for what it may keep:
  * answers, seen values, quota counts), and everything on a restart when it keeps nothing on disk.
  */
-export function environmentNotices(label: string, environment: RedisEnvironment, confirmed: boolean): string[] {
+export function environmentNotices(label: string, environment: RedisEnvironment, confirmed: () => boolean): string[] {
 	const notices: string[] = [];
 	const eviction = evictionOf(environment);
 	const kept = 'answers kept for reuse, what Only New has seen and the telephone quota counts may vanish before their time (a vanished answer is asked, and paid, again)';
 	if (eviction === 'may') notices.push(`${label} may evict keys (maxmemory-policy ${environment.policy}): ${kept}.`);
-	if (eviction === 'unknown' && !confirmed) notices.push(`${label} would not say whether it evicts keys: ${kept} if it does.`);
+	if (eviction === 'unknown' && !confirmed()) notices.push(`${label} would not say whether it evicts keys: ${kept} if it does.`);
 	if (persistenceOf(environment) === 'none') {
 		notices.push(
 			`${label} keeps nothing on disk (no AOF, no RDB snapshots): a restart of that Redis forgets every record kept there. ` +
