@@ -89,6 +89,20 @@ describe('SMS send records on a Redis that may evict them', () => {
 		expect(hintsOf(result, 'SMS')).toContainEqual(expect.stringMatching(/^the credential's Redis at 127\.0\.0\.1:\d+ keeps nothing on disk \(no AOF, no RDB snapshots\): a restart of that Redis forgets every record kept there\. A message sent within its repeat window could then be sent again/));
 	});
 
+	it.each([
+		['RDB snapshots', ['save', '3600 1']],
+		['AOF', ['appendonly', 'yes']],
+	])('no hint about a restart where Redis keeps its keys on disk (%s)', async (_kind, setting) => {
+		execFileSync('redis-cli', ['-p', String(redis.port), 'CONFIG', 'SET', ...setting]);
+		try {
+			const result = await sendTwo({ sharedLimitRedisUrl: redis.url });
+			expect(result.error).toBeUndefined();
+			expect(hintsOf(result, 'SMS').filter((hint) => hint.includes('Redis'))).toEqual([]);
+		} finally {
+			execFileSync('redis-cli', ['-p', String(redis.port), 'CONFIG', 'SET', setting[0], setting[0] === 'save' ? '' : 'no']);
+		}
+	});
+
 	it('asks again on a new connection: a policy changed to allkeys-lru is seen after a reconnect', async () => {
 		expect((await sendTwo({ sharedLimitRedisUrl: redis.url })).error).toBeUndefined();
 		usePolicy('allkeys-lru');
