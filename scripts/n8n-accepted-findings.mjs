@@ -35,12 +35,12 @@ export const ACCEPTED_FINDINGS = [
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',
 		files: ['nodes/shared/store/hostEnvironment.ts'],
-		reason: "the SQLite store's file lives in n8n's user folder (node:os for the home folder, node:path, node:fs to create the folder), as n8n's own database does (issue 24)",
+		reason: "the SQLite store's file lives in n8n's user folder (node:os for the home folder, node:path, node:fs to create the folder), as n8n's own database does (issue 24); node:fs also reads a setting's <NAME>_FILE (a Docker secret), as n8n's config package does (issue 33)",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
 		files: ['nodes/shared/store/hostEnvironment.ts'],
-		reason: "reads n8n's own settings (N8N_USER_FOLDER, EXECUTIONS_MODE, QUEUE_BULL_REDIS_*) to find the user folder and the queue Redis, and asks the process for node:sqlite (process.getBuiltinModule) so that a Node without it still loads the package (issue 24)",
+		reason: "reads n8n's own settings (N8N_USER_FOLDER, EXECUTIONS_MODE, QUEUE_BULL_REDIS_*, each also from its _FILE as n8n reads them) to find the user folder and the queue Redis, and DATA_GATEWAY_REDIS_NOEVICTION (issue 33), and asks the process for node:sqlite (process.getBuiltinModule) so that a Node without it still loads the package (issue 24)",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',

@@ -62,7 +62,8 @@ describe('openDurableStore', () => {
 		const key = freshKey('credential');
 		expect(await increment(store, key)).toBe(1);
 		expect(keysIn(credentialRedis, 2)).toContain(storedKeyName(key));
-		expect(storeFallbackNotice(store)).toBeUndefined();
+		// The test's Redis runs without AOF or RDB snapshots (scripts/n8n-runtime/queue.ts).
+		expect(storeFallbackNotice(store)).toMatch(/^the credential's Redis at 127\.0\.0\.1:\d+\/2 keeps nothing on disk \(no AOF, no RDB snapshots\)/);
 	});
 
 	it("skips the credential's Redis when asked to, for records a node without the credential (the trigger) reads", async () => {
@@ -94,16 +95,16 @@ describe('openDurableStore', () => {
 		);
 		expect(failure).toBeInstanceOf(StoreUnavailable);
 		const message = (failure as StoreUnavailable).message;
-		expect(message).toMatch(new RegExp(`^n8n's queue Redis at 127\\.0\\.0\\.1:${queueRedis.port}/3 could not be used for TIME: Redis at .* refused the login .*\\(check n8n's QUEUE_BULL_REDIS_\\* settings\\)$`));
+		expect(message).toMatch(new RegExp(`^n8n's queue Redis at 127\\.0\\.0\\.1:${queueRedis.port}/3 could not be used for the eviction check: Redis at .* refused the login .*\\(check n8n's QUEUE_BULL_REDIS_\\* settings\\)$`));
 		expect(message).not.toContain('not-the-queue-password');
 	});
 
 	it("reads n8n's queue settings as n8n does: defaults, TLS, a user name, an IPv6 host", () => {
 		restore = withEnvironment({ EXECUTIONS_MODE: 'queue' });
-		expect(queueRedisSettings()).toEqual({ url: 'redis://localhost:6379/0' });
+		expect(queueRedisSettings()).toEqual({ url: 'redis://localhost:6379/0', family: 4 });
 		restore();
 		restore = withEnvironment({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '::1', QUEUE_BULL_REDIS_PORT: '6380', QUEUE_BULL_REDIS_DB: '4', QUEUE_BULL_REDIS_USERNAME: 'n8n user', QUEUE_BULL_REDIS_PASSWORD: 'p@ss:word', QUEUE_BULL_REDIS_TLS: 'true' });
-		expect(queueRedisSettings()).toEqual({ url: 'rediss://n8n%20user@[::1]:6380/4', password: 'p@ss:word' });
+		expect(queueRedisSettings()).toEqual({ url: 'rediss://n8n%20user@[::1]:6380/4', password: 'p@ss:word', family: 4 });
 		expect(parseRedisUrl(queueRedisSettings()?.url ?? '')).toEqual({ host: '::1', port: 6380, tls: true, username: 'n8n user', password: undefined, database: 4 });
 	});
 

@@ -14,6 +14,7 @@ import { RedisDurableStore, redisStoreTries, type RedisCommands } from '../../no
 import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { freshKey, increment, storeContract, unavailable } from './contract';
+import { withEnvironment } from './selection';
 import { raceTwoProcesses } from './processes';
 
 jest.setTimeout(120_000);
@@ -106,10 +107,18 @@ describe('Redis durable store', () => {
 		return { sent, store: storeOn(counting) };
 	}
 
+	/** The store on a counting connection, after it has asked Redis about itself (once per connection). */
+	async function askedAlready(owner: string) {
+		const counting = countingConnection(owner);
+		await counting.store.environment();
+		counting.sent.length = 0;
+		return counting;
+	}
+
 	it("decides on a right guess of the keys and the time, and writes in one round trip without reading", async () => {
 		const [key, partner] = [freshKey('guessed'), freshKey('guessed partner')];
 		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'held' }], result: undefined }));
-		const { sent, store } = countingConnection('guess right');
+		const { sent, store } = await askedAlready('guess right');
 		const seen: Array<[Array<string | undefined>, number]> = [];
 		const result = await store.update(
 			[key, partner],
@@ -126,7 +135,7 @@ describe('Redis durable store', () => {
 	it('reads and decides again, at Redis time, when a guess is stale: nothing of the guessed decision is written', async () => {
 		const [key, partner] = [freshKey('stale'), freshKey('stale partner')];
 		await storeOn(ownConnection).update([key], () => ({ writes: [{ key, value: 'changed by another process' }], result: undefined }));
-		const { sent, store } = countingConnection('guess stale');
+		const { sent, store } = await askedAlready('guess stale');
 		const seen: Array<Array<string | undefined>> = [];
 		const result = await store.update(
 			[key, partner],
@@ -202,7 +211,7 @@ describe('Redis durable store', () => {
 		// Each call made only when awaited, so that no rejection waits unhandled while another is awaited.
 		for (const call of [async () => await store.now(), async () => await store.read(['a']), async () => await store.update(['a'], () => ({ writes: [], result: 1 }))]) {
 			const failure = await unavailable(call());
-			expect(failure.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${closed} could not be used for (TIME|MGET): nothing answers .*ECONNREFUSED.*\\(fix it here\\)$`));
+			expect(failure.message).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${closed} could not be used for (TIME|the eviction check): nothing answers .*ECONNREFUSED.*\\(fix it here\\)$`));
 		}
 	});
 
@@ -253,6 +262,44 @@ describe('Redis durable store', () => {
 		});
 	});
 
+	describe('a Redis that will not say whether it evicts keys (CONFIG refused, no maxmemory_policy in INFO)', () => {
+		const replies = { TIME: '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n', MGET: '*1\r\n$-1\r\n', EVALSHA: ':1\r\n' };
+		const silentStore = async () => {
+			const url = await fakeRedis(replies, 'redis_version:7.0.0\r\nloading:0');
+			return storeOn(redisFor({ url }, `silent:${url}`), 'the silent Redis');
+		};
+		const write = (store: RedisDurableStore, key: string) => store.update([key], () => ({ writes: [{ key, value: 'x', ttlMs: 60_000 }], result: 'written' }));
+		let restore: () => void = () => undefined;
+		afterEach(() => restore());
+
+		it('refuses keys that must not vanish (send records), naming DATA_GATEWAY_REDIS_NOEVICTION and what Redis refused', async () => {
+			restore = withEnvironment({});
+			const failure = await unavailable(write(await silentStore(), freshKey('record')));
+			expect(failure.message).toBe(
+				"the silent Redis would not say whether it evicts keys (CONFIG GET maxmemory-policy: ERR unknown command 'CONFIG'; CONFIG GET save: ERR unknown command 'CONFIG'): " +
+					'the SMS send records and per-number counts could vanish there before their time, and a message already sent could then be sent again if it does. ' +
+					"Set maxmemory-policy to noeviction on that Redis and then DATA_GATEWAY_REDIS_NOEVICTION=true in n8n's environment, or give the package a Redis of its own in the credential's \"Shared Redis URL for Limits and Send Records\" (a Redis you run keeps the default, noeviction)",
+			);
+			expect(failure.maybeWritten).toBe(false);
+		});
+
+		it('keeps answers for reuse there, with a hint that they may vanish early', async () => {
+			restore = withEnvironment({});
+			const store = await silentStore();
+			expect(await write(store, 'lookup-answer|a question')).toBe('written');
+			expect(store.notices()).toEqual([
+				'the silent Redis would not say whether it evicts keys: answers kept for reuse, what Only New has seen and the telephone quota counts may vanish before their time (a vanished answer is asked, and paid, again) if it does.',
+			]);
+		});
+
+		it('keeps send records there once the operator says it does not evict (DATA_GATEWAY_REDIS_NOEVICTION=true); no hint then', async () => {
+			restore = withEnvironment({ DATA_GATEWAY_REDIS_NOEVICTION: 'true' });
+			const store = await silentStore();
+			expect(await write(store, freshKey('record'))).toBe('written');
+			expect(store.notices()).toEqual([]);
+		});
+	});
+
 	it('still counts right after those failures, on the real server', async () => {
 		const key = freshKey('after');
 		const store = storeOn(redisFor({ url: redis.url }, 'after'));
@@ -269,10 +316,10 @@ async function closedPort(): Promise<number> {
 	return port;
 }
 
-const INFO = 'redis_version:7.0.0\r\nloading:0';
+const INFO = 'redis_version:7.0.0\r\nloading:0\r\nmaxmemory_policy:noeviction';
 
-/** A TCP server that answers Redis's ready check (INFO) as Redis would, and other commands from `replies` (an error otherwise). */
-async function fakeRedis(replies: Record<string, string>): Promise<string> {
+/** A TCP server that answers Redis's ready check and the store's eviction check (INFO) as Redis would, and other commands from `replies` (an error otherwise). */
+async function fakeRedis(replies: Record<string, string>, info = INFO): Promise<string> {
 	const server = createServer((socket) => {
 		socket.on('error', () => undefined);
 		socket.on('data', (chunk) => {
@@ -280,7 +327,7 @@ async function fakeRedis(replies: Record<string, string>): Promise<string> {
 			const answer = commands
 				.map((command) => {
 					const name = command.split('\r\n')[2].toUpperCase();
-					if (name === 'INFO') return `$${INFO.length}\r\n${INFO}\r\n`;
+					if (name === 'INFO') return `$${info.length}\r\n${info}\r\n`;
 					return replies[name] ?? `-ERR unknown command '${name}'\r\n`;
 				})
 				.join('');

@@ -18,7 +18,10 @@ export function webhookContext(): IWebhookFunctions {
 	} as unknown as IWebhookFunctions;
 }
 
-const STORE_VARIABLES = ['EXECUTIONS_MODE', 'N8N_USER_FOLDER', 'DATA_GATEWAY_STORE_FILE', 'QUEUE_BULL_REDIS_HOST', 'QUEUE_BULL_REDIS_PORT', 'QUEUE_BULL_REDIS_DB', 'QUEUE_BULL_REDIS_USERNAME', 'QUEUE_BULL_REDIS_PASSWORD', 'QUEUE_BULL_REDIS_TLS', 'QUEUE_BULL_REDIS_CLUSTER_NODES'];
+const QUEUE_SETTINGS = ['HOST', 'PORT', 'DB', 'USERNAME', 'PASSWORD', 'TLS', 'TLS_SERVERNAME', 'TLS_VALIDATE_CERTIFICATE', 'CLUSTER_NODES', 'DUALSTACK', 'KEEP_ALIVE', 'KEEP_ALIVE_DELAY'].map((name) => `QUEUE_BULL_REDIS_${name}`);
+const SETTINGS = ['EXECUTIONS_MODE', ...QUEUE_SETTINGS, 'DATA_GATEWAY_REDIS_NOEVICTION'];
+/** Every variable the store reads, with the `_FILE` variants of n8n's settings (n8n reads a setting from a file too). */
+const STORE_VARIABLES = ['N8N_USER_FOLDER', 'DATA_GATEWAY_STORE_FILE', ...SETTINGS, ...SETTINGS.map((name) => `${name}_FILE`)];
 
 /** Sets the store's environment variables for one test (unset the others); returns the restore. */
 export function withEnvironment(values: Record<string, string>): () => void {

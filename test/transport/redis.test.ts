@@ -134,6 +134,22 @@ describe('shared Redis connection', () => {
 		expect(await redis.command('PING', [])).toBe('PONG');
 	});
 
+	it('after a READONLY refusal (a replica, as after a failover) the next call opens a new connection', async () => {
+		const replica = await startRedis(() => undefined, { extraArgs: ['--replicaof', '127.0.0.1', String(plain.port)] });
+		try {
+			const redis = redisFor({ url: replica.url }, 'owner-replica');
+			const refused = await failureOf(redis.command('SET', ['test:replica', 'x']));
+			expect(refused.refusal).toMatch(/^READONLY /);
+			expect(refused.message).toMatch(/refused the command \(READONLY/);
+			expect(redis.connectionCount).toBe(1);
+			expect(await redis.command('PING', [])).toBe('PONG');
+			expect(redis.connectionCount).toBe(2);
+		} finally {
+			releaseRedis('owner-replica');
+			await replica.stop();
+		}
+	});
+
 	it('reads the credential fields, and names the URL field for URLs it cannot use', () => {
 		expect(redisSettingsFromCredentials({ sharedLimitRedisUrl: '  ' })).toBeUndefined();
 		expect(redisSettingsFromCredentials({ sharedLimitRedisUrl: ' rediss://h:6380/1 ', sharedLimitRedisPassword: 'p', sharedLimitRedisCa: '' })).toEqual({

@@ -50,7 +50,8 @@ export interface DurableStore {
 	read(keys: readonly string[]): Promise<Array<string | undefined>>;
 	/**
 	 * Atomic read-decide-write over `keys`. Writes may touch only those keys. Throws StoreUnavailable
-	 * when the store cannot be reached or answers something unexpected; then nothing was written,
+	 * when the store cannot be reached or answers something unexpected, or when it may lose keys
+	 * that must not vanish early (a Redis that may evict: store/redis/evictionRules.ts); then nothing was written,
 	 * unless its `maybeWritten` is true (the writes were sent and the answer was lost or garbled).
 	 * An error thrown by `decide` is passed on as it is, with nothing written.
 	 */

@@ -4,10 +4,11 @@
  * environment and the file system (scripts/n8n-accepted-findings.mjs).
  */
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- this file is where the store meets the host (scripts/n8n-accepted-findings.mjs) */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+import { queueRedisFrom, settingFlag, UnreadableSetting } from './redis/n8nSettings';
 import type { RedisSettings } from './redis/settings';
 
 /** The store file's name in n8n's user folder (`<N8N_USER_FOLDER or home>/.n8n/`). */
@@ -30,21 +31,39 @@ export function makeFolderFor(file: string): void {
 }
 
 /**
- * n8n's own queue Redis, when this process runs in queue mode (n8n's QUEUE_BULL_REDIS_* settings,
- * the same defaults as n8n's). A Redis Cluster (QUEUE_BULL_REDIS_CLUSTER_NODES) is not used: the
- * store's scripts need all keys on one server.
+ * One of n8n's own settings as n8n reads it: the variable when set (even empty), else the content
+ * of the file its `_FILE` variable names, trimmed (Docker secrets); undefined when neither is set.
  */
+export function n8nSetting(name: string): string | undefined {
+	if (name in process.env) return process.env[name];
+	const file = process.env[`${name}_FILE`];
+	if (!file) return undefined;
+	let why: string;
+	try {
+		return readFileSync(file, 'utf8').trim();
+	} catch (error) {
+		why = (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
+	}
+	throw new UnreadableSetting(name, `names ${file}, which could not be read (${why})`);
+}
+
+/** n8n's own queue Redis when this process runs in queue mode (store/redis/n8nSettings.ts), else undefined. */
 export function queueRedisSettings(): RedisSettings | undefined {
-	if (variable('EXECUTIONS_MODE') !== 'queue' || variable('QUEUE_BULL_REDIS_CLUSTER_NODES')) return undefined;
-	const host = variable('QUEUE_BULL_REDIS_HOST') || 'localhost';
-	const port = variable('QUEUE_BULL_REDIS_PORT') || '6379';
-	const database = variable('QUEUE_BULL_REDIS_DB') || '0';
-	const username = variable('QUEUE_BULL_REDIS_USERNAME');
-	const password = variable('QUEUE_BULL_REDIS_PASSWORD');
-	const tls = variable('QUEUE_BULL_REDIS_TLS') === 'true';
-	const hostPart = host.includes(':') ? `[${host}]` : host;
-	const user = username ? `${encodeURIComponent(username)}@` : '';
-	return { url: `${tls ? 'rediss' : 'redis'}://${user}${hostPart}:${port}/${database}`, ...(password ? { password } : {}) };
+	return queueRedisFrom(n8nSetting);
+}
+
+/**
+ * DATA_GATEWAY_REDIS_NOEVICTION=true: the operator has checked that the Redis keeps every key
+ * (maxmemory-policy noeviction) where Redis itself will not say (CONFIG and INFO refused).
+ */
+export const NOEVICTION_VARIABLE = 'DATA_GATEWAY_REDIS_NOEVICTION';
+export function noEvictionConfirmed(): boolean {
+	try {
+		return settingFlag(n8nSetting(NOEVICTION_VARIABLE), false);
+	} catch {
+		// An unreadable file confirms nothing.
+		return false;
+	}
 }
 
 /** The part of `node:sqlite` the store uses. */

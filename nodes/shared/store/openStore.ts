@@ -5,7 +5,7 @@ import { registerProcessState } from '../state/processState';
 import type { DurableStore } from './durableStore';
 import { nodeSqlite, nodeVersion, queueRedisSettings, storeFilePath } from './hostEnvironment';
 import { MemoryStore } from './memoryStore';
-import { redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type SharedRedis } from './redis/connection';
+import { REDIS_CA_FIELD, redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type RedisUnavailable, type SharedRedis } from './redis/connection';
 import { RedisDurableStore } from './redisStore';
 import { SqliteDurableStore } from './sqliteStore';
 
@@ -37,14 +37,14 @@ export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunction
 		const settings = redisSettingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
 		if (settings) {
 			const redis = redisFor(settings, owner);
-			return redisStore(redis, `the credential's Redis at ${redis.where}`, (failure) => `fix the credential's "${failure.field}"`);
+			return redisStore(redis, `the credential's Redis${at(redis)}`, (failure) => `fix the credential's "${failure.field}"`);
 		}
 		releaseRedis(owner);
 	}
 	const queue = queueRedisSettings();
 	if (queue) {
 		const redis = redisFor(queue, 'store:queue');
-		return redisStore(redis, `n8n's queue Redis at ${redis.where}`, () => "check n8n's QUEUE_BULL_REDIS_* settings");
+		return redisStore(redis, `n8n's queue Redis${at(redis)}`, queueFix);
 	}
 	const sqlite = nodeSqlite();
 	if (sqlite) {
@@ -57,6 +57,14 @@ export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunction
 	return processMemory;
 }
 
+const at = (redis: SharedRedis) => (redis.where ? ` at ${redis.where}` : '');
+
+/** Where to fix n8n's queue Redis: its settings, and for its certificate the CA n8n trusts. */
+function queueFix(failure: RedisUnavailable): string {
+	if (failure.field === REDIS_CA_FIELD) return "check n8n's QUEUE_BULL_REDIS_TLS_* settings, or give n8n the CA in NODE_EXTRA_CA_CERTS";
+	return "check n8n's QUEUE_BULL_REDIS_* settings";
+}
+
 function redisStore(redis: SharedRedis, label: string, fix: ConstructorParameters<typeof RedisDurableStore>[2]): RedisDurableStore {
 	let store = redisStores.get(redis);
 	if (!store) redisStores.set(redis, (store = new RedisDurableStore(redis, label, fix)));
@@ -64,10 +72,12 @@ function redisStore(redis: SharedRedis, label: string, fix: ConstructorParameter
 }
 
 /**
- * A sentence for the node's hint when the store is this process's memory (no Redis, and a Node
- * without `node:sqlite`), else undefined: users should know what a restart forgets.
+ * A sentence for the node's hint about what the store may lose, else undefined: users should know
+ * what a restart forgets. Process memory (no Redis, and a Node without `node:sqlite`); a Redis that
+ * may evict keys or keeps nothing on disk, once it has been asked (store/redis/environment.ts).
  */
 export function storeFallbackNotice(store: DurableStore): string | undefined {
+	if (store instanceof RedisDurableStore) return store.notices().join(' ') || undefined;
 	if (store.kind !== 'memory') return undefined;
 	return (
 		`What this node keeps between executions (send records, answers kept for reuse) is in ${store.label} only: a restart of n8n forgets it, and other n8n processes do not see it. ` +
@@ -75,11 +85,20 @@ export function storeFallbackNotice(store: DurableStore): string | undefined {
 	);
 }
 
-/** Adds storeFallbackNotice to the execution's hints, where n8n offers hints (not in a trigger's webhook). */
+/**
+ * Adds storeFallbackNotice to the execution's hints, where n8n offers hints (not in a trigger's
+ * webhook). A Redis is asked about itself first; the store's first update waits for that same
+ * answer, so the hint is in place before the node goes on.
+ */
 export function hintStoreFallback(ctx: IExecuteFunctions | IWebhookFunctions, store: DurableStore): void {
-	const notice = storeFallbackNotice(store);
 	const hints = ctx as Partial<Pick<IExecuteFunctions, 'addExecutionHints'>>;
-	if (notice && typeof hints.addExecutionHints === 'function') hints.addExecutionHints({ message: notice, type: 'warning', location: 'outputPane' });
+	const hint = () => {
+		const notice = storeFallbackNotice(store);
+		if (notice && typeof hints.addExecutionHints === 'function') hints.addExecutionHints({ message: notice, type: 'warning', location: 'outputPane' });
+	};
+	if (!(store instanceof RedisDurableStore)) return hint();
+	// A Redis that cannot be asked fails the store's own calls, which say why.
+	void store.environment().then(hint, () => undefined);
 }
 
 // Closing the SQLite files and forgetting every store is what a restart does.

@@ -2,11 +2,14 @@ import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
+import { NOEVICTION_VARIABLE, noEvictionConfirmed } from './hostEnvironment';
 import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
+import { probeRedis, type RedisEnvironment } from './redis/environment';
+import { environmentNotices, evictionRefusal, mayAllVanish } from './redis/evictionRules';
 
-/** What the store needs of a connection (store/redis/connection.ts's SharedRedis). */
-export type RedisCommands = Pick<SharedRedis, 'command' | 'runScript'>;
+/** What the store needs of a connection (store/redis/connection.ts's SharedRedis); without a connectionCount, Redis is asked about itself once. */
+export type RedisCommands = Pick<SharedRedis, 'command' | 'runScript'> & Partial<Pick<SharedRedis, 'connectionCount'>>;
 
 /**
  * Writes only if every key still holds what the update read. ARGV: per key what it held ('0'
@@ -67,12 +70,59 @@ export class RedisDurableStore implements DurableStore {
 	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
 		if (keys.length === 0) return [];
 		while (!mayWorkNow()) await nextTurn();
+		// Asked here too, so that a run that only reads learns what it may lose (storeFallbackNotice).
+		await this.checkedEnvironment();
 		return await this.valuesOf(keys.map(storedKeyName));
 	}
 
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
+		await this.refuseWhereKeysMayVanish(keys);
 		// Updates of this process to the same keys take turns: they would only collide with each other.
 		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide, guess));
+	}
+
+	private probed?: { connection?: number; environment: RedisEnvironment };
+	private probing?: Promise<RedisEnvironment>;
+
+	/**
+	 * What this Redis says about its keys (eviction policy, persistence), asked once per connection:
+	 * a reconnect may reach another server (a failover).
+	 */
+	async environment(): Promise<RedisEnvironment> {
+		const known = this.knownEnvironment();
+		if (known) return known;
+		this.probing ??= probeRedis(async (name, args) => await this.redis.command(name, args))
+			.then((environment) => {
+				this.probed = { connection: this.redis.connectionCount, environment };
+				return environment;
+			})
+			.finally(() => {
+				this.probing = undefined;
+			});
+		return await this.probing;
+	}
+
+	/** What this connection has said already; undefined before it was asked, or after a reconnect. */
+	private knownEnvironment(): RedisEnvironment | undefined {
+		return this.probed?.connection === this.redis.connectionCount ? this.probed?.environment : undefined;
+	}
+
+	/** The environment, asked if need be; a failure is a StoreUnavailable like any other call's. */
+	private async checkedEnvironment(): Promise<RedisEnvironment> {
+		return this.knownEnvironment() ?? ((await this.call('the eviction check', async () => await this.environment())) as RedisEnvironment);
+	}
+
+	/** Sentences for a hint about what this Redis may lose, once it has been asked (else none). */
+	notices(): string[] {
+		return this.probed ? environmentNotices(this.label, this.probed.environment, noEvictionConfirmed) : [];
+	}
+
+	/** Keys that must not vanish early (SMS send records, per-number counts) are refused on a Redis that may evict them. */
+	private async refuseWhereKeysMayVanish(keys: readonly string[]): Promise<void> {
+		const environment = await this.checkedEnvironment();
+		if (mayAllVanish(keys)) return;
+		const refusal = evictionRefusal(this.label, environment, noEvictionConfirmed, NOEVICTION_VARIABLE);
+		if (refusal) throw new StoreUnavailable(this.label, refusal);
 	}
 
 	private readonly turns = new KeyTurns();

@@ -10,7 +10,8 @@ import { createHash } from 'crypto';
 import { Command, Redis } from 'ioredis';
 
 import { registerProcessState } from '../../state/processState';
-import { REDIS_CA_FIELD, REDIS_PASSWORD_FIELD, REDIS_URL_FIELD, RedisUnavailable, parseRedisUrl, type RedisSettings, type RedisTarget } from './settings';
+import { cancellation, cancelReason, connectionReason } from './reasons';
+import { REDIS_PASSWORD_FIELD, REDIS_URL_FIELD, RedisUnavailable, parseRedisUrl, type ConnectionOptions, type RedisSettings, type RedisTarget } from './settings';
 
 export * from './settings';
 
@@ -40,44 +41,6 @@ export interface RedisCallOptions {
 	signal?: AbortSignal;
 }
 
-/** The words for a connection error: what it most likely means, then its code. */
-function connectionReason(error: Error | undefined, where: string, target: RedisTarget): { field: string; reason: string } {
-	const code = (error as { code?: string } | undefined)?.code;
-	const text = error?.message ?? 'the connection closed';
-	if (/WRONGPASS|NOAUTH|invalid password|invalid username|AUTH\b/i.test(text)) {
-		return { field: REDIS_PASSWORD_FIELD, reason: `Redis at ${where} refused the login (${text.split('\n')[0].slice(0, 120)}); check the password and the URL's user name` };
-	}
-	if (/DB index|invalid DB|SELECT/i.test(text)) return { field: REDIS_URL_FIELD, reason: `Redis at ${where} refused database ${target.database} (${text.slice(0, 120)})` };
-	if (code === 'ECONNREFUSED') return { field: REDIS_URL_FIELD, reason: `nothing answers at ${where} (ECONNREFUSED); check the host and port` };
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { field: REDIS_URL_FIELD, reason: `the host of ${where} could not be found (${code})` };
-	const tlsHint = target.tls ? 'if it is not a TLS port, use redis://' : 'if it is a TLS port, use rediss://';
-	if (code === 'ETIMEDOUT') return { field: REDIS_URL_FIELD, reason: `no connection to ${where} within ${redisTimeouts.connectMs / 1000} s (ETIMEDOUT); ${tlsHint}` };
-	if (/Command timed out/i.test(text)) return { field: REDIS_URL_FIELD, reason: `${where} accepted the connection but did not answer as Redis in time; ${tlsHint}` };
-	const tlsProblem = /certificate|self.signed|CERT_|DEPTH_ZERO|UNABLE_TO|altnames/i.test(`${code ?? ''} ${text}`);
-	if (tlsProblem) {
-		return { field: REDIS_CA_FIELD, reason: `the TLS certificate of ${where} was not accepted (${code ?? text.slice(0, 120)}); give the CA that signed it, or check the host name` };
-	}
-	const detail = (code ?? text).replace(/\s*Please report this\.?/, '').slice(0, 120);
-	return { field: REDIS_URL_FIELD, reason: `${where} did not answer as Redis (${detail}); ${tlsHint}` };
-}
-
-/** The reason a cancelled call rejects with: the signal's own, as abortableSleep does. */
-function cancelReason(signal: AbortSignal): unknown {
-	return signal.reason ?? new Error('Cancelled');
-}
-
-/** Rejects with the signal's reason when the execution is cancelled; `done` removes the listener. */
-function cancellation(signal: AbortSignal | undefined): { cancelled: Promise<never>; done: () => void } {
-	if (!signal) return { cancelled: new Promise<never>(() => undefined), done: () => undefined };
-	let onAbort: () => void = () => undefined;
-	const cancelled = new Promise<never>((_resolve, reject) => {
-		onAbort = () => reject(cancelReason(signal));
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
-	cancelled.catch(() => undefined);
-	return { cancelled, done: () => signal.removeEventListener('abort', onAbort) };
-}
-
 /**
  * One shared connection. Commands wait for it only while it is being opened; connecting is
  * bounded by ioredis's connectTimeout (TCP and TLS) and commandTimeout (login, select, ready check).
@@ -86,6 +49,7 @@ export class SharedRedis {
 	private client?: Redis;
 	private opening?: Promise<Redis>;
 	private lastError?: Error;
+	private opened = 0;
 	readonly where: string;
 
 	private readonly target: RedisTarget;
@@ -94,11 +58,12 @@ export class SharedRedis {
 
 	constructor(
 		target: RedisTarget | RedisUnavailable,
-		private readonly tlsCa?: string,
+		private readonly options: ConnectionOptions = {},
 	) {
 		if (target instanceof RedisUnavailable) this.invalid = target;
 		this.target = target instanceof RedisUnavailable ? { host: '', port: 0, tls: false, database: 0 } : target;
-		this.where = `${this.target.host}:${this.target.port}${this.target.database ? `/${this.target.database}` : ''}`;
+		// Settings it cannot use name no address.
+		this.where = this.invalid ? '' : `${this.target.host}:${this.target.port}${this.target.database ? `/${this.target.database}` : ''}`;
 	}
 
 	/** Runs a script: EVALSHA, then EVAL once when Redis answers NOSCRIPT. */
@@ -155,9 +120,11 @@ export class SharedRedis {
 		if (/Command timed out/i.test(message)) return new RedisUnavailable(REDIS_URL_FIELD, `no answer from Redis at ${this.where} within ${limitMs / 1000} s`);
 		// A reply error: Redis answered but refused (a script error, OOM, a read-only replica).
 		if (error instanceof Error && error.name === 'ReplyError') {
-			const { field, reason } = connectionReason(error, this.where, this.target);
+			const { field, reason } = connectionReason(error, this.where, this.target, redisTimeouts.connectMs);
 			if (field === REDIS_PASSWORD_FIELD) return new RedisUnavailable(field, reason);
-			return new RedisUnavailable(REDIS_URL_FIELD, `Redis at ${this.where} refused the command (${message.split('\n')[0].slice(0, 160)})`);
+			// A replica after a failover: the next call opens a new connection, to the new primary (as n8n's QUEUE_BULL_REDIS_RECONNECT_ON_FAILOVER does).
+			if (message.startsWith('READONLY')) this.close();
+			return new RedisUnavailable(REDIS_URL_FIELD, `Redis at ${this.where} refused the command (${message.split('\n')[0].slice(0, 160)})`, message);
 		}
 		const cause = this.lastError ?? (error instanceof Error ? error : undefined);
 		if (connected) {
@@ -165,7 +132,7 @@ export class SharedRedis {
 			const detail = ((cause as { code?: string } | undefined)?.code ?? cause?.message ?? 'closed').slice(0, 120);
 			return new RedisUnavailable(REDIS_URL_FIELD, `the connection to Redis at ${this.where} was lost (${detail}); the next call reconnects`);
 		}
-		const { field, reason } = connectionReason(cause, this.where, this.target);
+		const { field, reason } = connectionReason(cause, this.where, this.target, redisTimeouts.connectMs);
 		return new RedisUnavailable(field, reason);
 	}
 
@@ -177,10 +144,17 @@ export class SharedRedis {
 		return await this.opening;
 	}
 
+	/** How many connections this has opened: facts learnt on one (store/redis/environment.ts) may not hold on the next. */
+	get connectionCount(): number {
+		return this.opened;
+	}
+
 	private async connect(): Promise<Redis> {
 		this.close();
 		this.lastError = undefined;
+		this.opened++;
 		const { host, port, tls, username, password, database } = this.target;
+		const { tlsCa, tlsServerName, tlsRejectUnauthorized, family, keepAliveMs } = this.options;
 		const client = new Redis({
 			host,
 			port,
@@ -196,7 +170,15 @@ export class SharedRedis {
 			retryStrategy: () => null,
 			autoResubscribe: false,
 			disableClientInfo: true,
-			tls: tls ? { servername: /^[\d.]+$|:/.test(host) ? undefined : host, ...(this.tlsCa ? { ca: this.tlsCa } : {}) } : undefined,
+			...(family !== undefined ? { family } : {}),
+			...(keepAliveMs !== undefined ? { keepAlive: keepAliveMs } : {}),
+			tls: tls
+				? {
+						servername: tlsServerName ?? (/^[\d.]+$|:/.test(host) ? undefined : host),
+						...(tlsCa ? { ca: tlsCa } : {}),
+						...(tlsRejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+					}
+				: undefined,
 		});
 		this.client = client;
 		// Kept to explain a failed connect; without a listener ioredis would print errors to the console.
@@ -232,7 +214,9 @@ const ownerKeys = new Map<string, string>();
 
 /** Identifies the settings by a hash, as they hold the password. */
 function connectionKey(settings: RedisSettings): string {
-	return createHash('sha256').update(`${settings.url.trim()}\n${settings.password ?? ''}\n${settings.tlsCa ?? ''}`).digest('hex');
+	const { url, password, unusable, tlsCa, ...options } = settings;
+	const parts = [url.trim(), password ?? '', tlsCa?.trim() ?? '', unusable?.message ?? '', JSON.stringify(options, Object.keys(options).sort())];
+	return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
 /**
@@ -246,12 +230,13 @@ export function redisFor(settings: RedisSettings, owner: string): SharedRedis {
 	if (!entry) {
 		let target: RedisTarget | RedisUnavailable;
 		try {
-			target = parseRedisUrl(settings.url.trim());
-			if (settings.password) target.password = settings.password;
+			target = settings.unusable ?? parseRedisUrl(settings.url.trim());
+			if (settings.password && !(target instanceof RedisUnavailable)) target.password = settings.password;
 		} catch (error) {
 			target = error as RedisUnavailable;
 		}
-		entry = { redis: new SharedRedis(target, settings.tlsCa?.trim() || undefined), owners: new Set() };
+		const { tlsCa, tlsServerName, tlsRejectUnauthorized, family, keepAliveMs } = settings;
+		entry = { redis: new SharedRedis(target, { tlsCa: tlsCa?.trim() || undefined, tlsServerName, tlsRejectUnauthorized, family, keepAliveMs }), owners: new Set() };
 		connections.set(key, entry);
 	}
 	const previous = ownerKeys.get(owner);

@@ -7,12 +7,29 @@ export const REDIS_URL_FIELD = 'Shared Redis URL for Limits and Send Records';
 export const REDIS_PASSWORD_FIELD = 'Shared Redis Password';
 export const REDIS_CA_FIELD = 'Shared Redis CA Certificate';
 
-export interface RedisSettings {
+export interface RedisSettings extends ConnectionOptions {
 	url: string;
 	/** Overrides a password in the URL. */
 	password?: string;
+	/** Why these settings cannot be used (an n8n setting whose file cannot be read): each call fails with it. */
+	unusable?: RedisUnavailable;
+}
+
+/**
+ * How to open the connection beyond the URL: the credential's CA, and what n8n gives its own queue
+ * Redis (store/redis/n8nSettings.ts).
+ */
+export interface ConnectionOptions {
 	/** PEM certificate(s) of the CA that signed a rediss:// server's certificate, for a private or self-signed CA. */
 	tlsCa?: string;
+	/** The name the server's certificate is checked against (and sent as SNI), instead of the host. */
+	tlsServerName?: string;
+	/** false: the server's certificate is not checked (n8n's QUEUE_BULL_REDIS_TLS_VALIDATE_CERTIFICATE=false). */
+	tlsRejectUnauthorized?: boolean;
+	/** The host's address family: 4 (IPv4 only), or 0 (either); unset, ioredis's own default (0 in the version here). */
+	family?: 0 | 4;
+	/** TCP keep-alive: the first probe after this many idle ms. */
+	keepAliveMs?: number;
 }
 
 /** The credential's Redis, or undefined when its URL is empty (each process then keeps its own limits). */
@@ -31,6 +48,8 @@ export class RedisUnavailable extends Error {
 		readonly field: string,
 		/** What went wrong, without the field; never holds the password. */
 		readonly reason: string,
+		/** Redis's own error when it answered but refused the command (a script error, OOM, NOPERM, a command it does not know). */
+		readonly refusal?: string,
 	) {
 		super(`"${field}": ${reason}`);
 		this.name = 'RedisUnavailable';
