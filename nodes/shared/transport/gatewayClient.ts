@@ -125,7 +125,7 @@ export class GatewayClient {
 			lastMayBeBilled = result.mayBeBilled;
 			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
 			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
-			if (failure.httpStatus === 429) this.limiter.onThrottled(Math.min(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs()));
+			if (failure.httpStatus === 429) this.limiter.onThrottled(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs());
 			else this.limiter.onAccepted();
 
 			const left = deadline - Date.now();
