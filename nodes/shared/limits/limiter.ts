@@ -1,4 +1,5 @@
 import { accountKeyOf } from '../gateway/account';
+import { registerProcessState } from '../state/processState';
 import type { RedisSettings } from '../store/redis/connection';
 import { sharedRateFor, type SharedRate } from './sharedRate';
 import { abortableSleep } from './abortableSleep';
@@ -250,6 +251,7 @@ export class GatewayLimiter {
 }
 
 const limiters = new Map<string, GatewayLimiter>();
+registerProcessState('limiters', () => limiters.clear());
 
 /** One limiter per credential (base URL + appCode), shared by every node and execution in the process. */
 export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSettings): GatewayLimiter {
