@@ -23,7 +23,10 @@ export interface LimiterSettings {
 /** How far below the rate that drew a 429 the limiter settles. */
 const BACKOFF_FACTOR = 0.95;
 
-/** Where the limiter reads the time and waits; tests give it a clock of their own. */
+/**
+ * Where the limiter reads the time and waits for a start time or a pause; tests give it a clock of
+ * their own. The wait for a free slot still ends by the platform's timer (takeConcurrencySlot).
+ */
 export interface LimiterClock {
 	now(): number;
 	sleep(ms: number, signal?: AbortSignal): Promise<void>;
