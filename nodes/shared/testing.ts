@@ -17,6 +17,11 @@ export function forgetOpenStores(): void {
 	void dropProcessState('openStores');
 }
 
+/** Forgets every credential's limiter (its pauses and the rate it learned from 429s), as a restart would. */
+export function forgetLimiters(): void {
+	void dropProcessState('limiters');
+}
+
 /** Closes every Redis connection of this process. */
 export function closeAllRedis(): void {
 	void dropProcessState('redisConnections');

@@ -151,7 +151,8 @@ describe('every wait is bounded by the Timeout', () => {
 		expect(failure.kind).toBe('not-sent');
 		expect(callCertainlyFailed(failure)).toBe(true);
 		expect(failure.message).toBe(
-			'not sent: calls with this credential are held back for another 23.1 days by the rate shared through Redis, longer than this item may wait (Timeout 5 s)',
+			// 2,000,000,000 ms is 23.15 days: a wait is rounded up, so that it never reads shorter than it is.
+			'not sent: calls with this credential are held back for another 23.2 days by the rate shared through Redis, longer than this item may wait (Timeout 5 s)',
 		);
 		expect(failure.hint).toMatch(/^Nothing reached the gateway\. .*"Shared Redis URL for Limits and Send Records"/);
 		expect((await callsTo('/telecom/identify')).calls).toBe(0);

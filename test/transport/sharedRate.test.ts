@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 
+import { accountKeyOf } from '../../nodes/shared/gateway/account';
 import { GatewayLimiter } from '../../nodes/shared/limits/limiter';
 import { sharedRateFor } from '../../nodes/shared/limits/sharedRate';
 import { closeAllRedis } from '../../nodes/shared/testing';
@@ -71,6 +72,34 @@ describe('shared limit through Redis', () => {
 		limiter.shared = sharedRateFor({ url: 'redis://127.0.0.1:1' }, 'http://gateway.test', 'code-e');
 		await expect(limiter.acquire()).rejects.toThrow(/^"Shared Redis URL for Limits and Send Records": nothing answers at 127\.0\.0\.1:1 \(ECONNREFUSED\)/);
 		await expect(limiter.acquire()).rejects.toThrow(/Shared Redis URL for Limits and Send Records/);
+	});
+
+	it("decays the learned rate by Redis's clock: one call in 2 s just after the 429, half a million a second 20 minutes later (issue 36 item 2)", async () => {
+		const limiter = limiterSharing(redis.url, 'code-h', 0);
+		const redisCli = (...args: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).trim();
+		const key = `n8n-nodes-data-gateway:rate:${accountKeyOf('http://gateway.test', 'code-h')}`;
+		// The state a 429 leaves, `ago` ms before Redis's now; the clock is moved by writing the time of the 429.
+		const learnedBefore = (ago: number) => {
+			const [secondsText, microseconds] = redisCli('TIME').split('\n');
+			redisCli('HSET', key, 'rate', '0.5', 'throttled', String(Number(secondsText) * 1000 + Math.floor(Number(microseconds) / 1000) - ago), 'next', '0');
+		};
+		learnedBefore(0);
+		(await limiter.acquire())();
+		// With a deadline of now a start that must wait is refused, and the wait is said: about 2 s.
+		expect(await limiter.shared!.waitForStart(0, undefined, Date.now())).toBeGreaterThan(1000);
+		learnedBefore(20 * 60_000);
+		(await limiter.acquire())();
+		expect(await limiter.shared!.waitForStart(0, undefined, Date.now())).toBeLessThanOrEqual(1);
+	});
+
+	it('a Retry-After longer than the cap holds each call until its own deadline at most, and teaches no rate (issue 33 item 12)', async () => {
+		const limiter = limiterSharing(redis.url, 'code-i', 0);
+		await limiter.shared!.onThrottled(0, 5000, true);
+		// A call that may wait 300 ms is not refused by a hold the package itself cut to 5 s: it starts at its deadline.
+		const release = await limiter.acquire(undefined, Date.now() + 300);
+		release();
+		const key = `n8n-nodes-data-gateway:rate:${accountKeyOf('http://gateway.test', 'code-i')}`;
+		expect(execFileSync('redis-cli', ['-p', String(redis.port), 'HGET', key, 'rate'], { encoding: 'utf8' }).trim()).toBe('');
 	});
 
 	it("keeps the credential's keys for an hour after their last use", async () => {

@@ -63,6 +63,8 @@ describe('gateway transport against the emulator over HTTP', () => {
 		// The shared pause lasts at most what a call would wait, not the hour.
 		const limiter = limiterFor(baseUrl, emulator.demo.memberAppCode, { maxConcurrent: 4, maxPerSecond: 0 });
 		expect(limiter.pausedForMs).toBeLessThanOrEqual(2000);
+		// An hour's Retry-After is a quota's, not a pace: the limiter learned no rate from it (issue 33 item 12).
+		expect(limiter.ratePerSecond).toBe(Number.POSITIVE_INFINITY);
 		// Another execution with the same credential goes on; the far-off guard shows it did not wait an hour.
 		const second = await beforeGuard(client(settings).call('violationSupport', {}, passthrough), 30_000);
 		expect(second.attempts).toBe(1);

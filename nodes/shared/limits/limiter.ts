@@ -1,7 +1,13 @@
 import { accountKeyOf } from '../gateway/account';
+import { registerProcessState } from '../state/processState';
 import type { RedisSettings } from '../store/redis/connection';
 import { sharedRateFor, type SharedRate } from './sharedRate';
 import { abortableSleep } from './abortableSleep';
+import { decayedRate } from './learnedRate';
+import { LimiterWaitTooLong } from './waitTooLong';
+
+export { LimiterWaitTooLong } from './waitTooLong';
+export { LEARNED_RATE_HALF_LIFE_MS } from './learnedRate';
 
 export interface LimiterSettings {
 	/** Requests in flight at once. */
@@ -16,58 +22,39 @@ export interface LimiterSettings {
 
 /** How far below the rate that drew a 429 the limiter settles. */
 const BACKOFF_FACTOR = 0.95;
-/** After a quiet spell of this length without 429, the adaptive rate creeps up again. */
-const PROBE_INTERVAL_MS = 5000;
-const PROBE_STEP = 1.05;
-
-/** A wait in words: "3 s", "4.5 min", "23.1 days". */
-function describeWait(ms: number): string {
-	const units: Array<[number, string]> = [
-		[86_400_000, 'days'],
-		[3_600_000, 'h'],
-		[60_000, 'min'],
-	];
-	for (const [size, unit] of units) if (ms >= 2 * size) return `${Math.round((ms / size) * 10) / 10} ${unit}`;
-	return `${Math.ceil(ms / 1000)} s`;
-}
 
 /**
- * Thrown by `acquire` when the start would come after the caller's deadline (it does not wait in
- * vain), or when no concurrency slot came free by then.
+ * Where the limiter reads the time and waits for a start time or a pause; tests give it a clock of
+ * their own. The wait for a free slot still ends by the platform's timer (takeConcurrencySlot).
  */
-export class LimiterWaitTooLong extends Error {
-	constructor(
-		/** The wait still ahead; undefined when it is not known (a slot did not come free). */
-		readonly waitMs: number | undefined,
-		/** The wait was booked in the shared Redis (limits/sharedRate.ts) rather than in this process. */
-		readonly shared = false,
-		maxConcurrent = 0,
-	) {
-		super(
-			waitMs === undefined
-				? `${maxConcurrent === 1 ? 'the one call allowed at a time' : `all ${maxConcurrent} calls allowed at once`} with this credential stayed busy`
-				: `calls with this credential are held back for another ${describeWait(waitMs)}${shared ? ' by the rate shared through Redis' : ''}`,
-		);
-		this.name = 'LimiterWaitTooLong';
-	}
+export interface LimiterClock {
+	now(): number;
+	sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
+
+const systemClock: LimiterClock = { now: () => Date.now(), sleep: abortableSleep };
 
 /**
  * Concurrency plus requests-per-second for one credential. The gateway's real cap is not
- * published, so when it answers 429 the limiter pauses everyone for Retry-After (capped by the
- * caller at what the transport would wait) and settles just under the rate it had achieved,
- * instead of hammering the appCode with rejected calls.
+ * published, so when it answers 429 the limiter pauses everyone for Retry-After and settles just
+ * under the rate it had achieved, instead of hammering the appCode with rejected calls; what it
+ * learned decays with LEARNED_RATE_HALF_LIFE_MS. A Retry-After longer than a call may wait (the
+ * caller's cap) is no pace to learn (a quota, not a rate): it holds calls for the cap only, and a
+ * call held by it starts at the hold's end or at its own deadline, whichever comes first, so the
+ * calls behind it are treated alike and none fails by the package's own cap.
  */
 export class GatewayLimiter {
 	private settings: LimiterSettings;
 	private inFlight = 0;
 	private readonly waiters: Array<() => void> = [];
-	/** Adaptive rate learned from 429 answers; Infinity until the first one. */
-	private learnedPerSecond = Number.POSITIVE_INFINITY;
+	/** The rate learned from the last 429 that taught one, and when (it decays from then on). */
+	private learned?: { perSecond: number; at: number };
 	private nextStartAt = 0;
+	/** The end of a pause the gateway asked for (Retry-After within the cap): no call starts before it. */
 	private pausedUntil = 0;
+	/** The end of a pause the cap cut short: a call waits for it only until its own deadline. */
+	private heldUntil = 0;
 	private lastThrottleAt = 0;
-	private lastProbeAt = 0;
 	/** When answers other than 429 arrived in the last second, oldest first, from index `recentHead` on. */
 	private recentAccepted: number[] = [];
 	private recentHead = 0;
@@ -75,7 +62,10 @@ export class GatewayLimiter {
 	shared?: SharedRate;
 	private sharedThrottle?: Promise<void>;
 
-	constructor(settings: LimiterSettings) {
+	constructor(
+		settings: LimiterSettings,
+		private readonly clock: LimiterClock = systemClock,
+	) {
 		this.settings = settings;
 	}
 
@@ -85,13 +75,17 @@ export class GatewayLimiter {
 
 	/** Current effective requests per second, or Infinity when nothing limits it. */
 	get ratePerSecond(): number {
-		const fixed = this.settings.maxPerSecond > 0 ? this.settings.maxPerSecond : Number.POSITIVE_INFINITY;
-		return Math.min(fixed, this.learnedPerSecond);
+		return this.rateAt(this.clock.now());
 	}
 
-	/** How long a call would wait now for the pause after a 429 to end; 0 when not paused. */
+	private rateAt(now: number): number {
+		const fixed = this.settings.maxPerSecond > 0 ? this.settings.maxPerSecond : Number.POSITIVE_INFINITY;
+		return this.learned ? Math.min(fixed, decayedRate(this.learned.perSecond, now - this.learned.at)) : fixed;
+	}
+
+	/** How long a call without a deadline would wait now for the pause after a 429 to end; 0 when not paused. */
 	get pausedForMs(): number {
-		return Math.max(0, this.pausedUntil - Date.now());
+		return Math.max(0, Math.max(this.pausedUntil, this.heldUntil) - this.clock.now());
 	}
 
 	/**
@@ -99,7 +93,7 @@ export class GatewayLimiter {
 	 * slot is free and the call may start now, else undefined (then `acquire` waits).
 	 */
 	tryAcquire(): (() => void) | undefined {
-		if (this.shared || this.inFlight >= Math.max(1, this.settings.maxConcurrent) || this.msUntilStart() > 0) return undefined;
+		if (this.shared || this.inFlight >= Math.max(1, this.settings.maxConcurrent) || this.msUntilStart(this.clock.now()) > 0) return undefined;
 		this.inFlight++;
 		return this.releaser();
 	}
@@ -129,7 +123,7 @@ export class GatewayLimiter {
 		try {
 			await this.sharedThrottle;
 			const tooLongMs = await shared.waitForStart(this.settings.maxPerSecond, signal, deadline);
-			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs, true);
+			if (tooLongMs > 0) throw new LimiterWaitTooLong(tooLongMs, true, 0, deadline === undefined ? undefined : deadline - this.clock.now());
 			started = true;
 		} finally {
 			if (!started) this.releaseSlot(); // Redis failed or the run was cancelled: give the slot back
@@ -146,32 +140,37 @@ export class GatewayLimiter {
 		};
 	}
 
-	/** The gateway said 429: pause all requests for `pauseMs` and lower the rate once per spell. */
-	onThrottled(pauseMs: number) {
+	/**
+	 * The gateway said 429 and asked to wait `retryAfterMs`. Within `capMs` (what a call would wait at
+	 * most): every call pauses for it, and the rate drops once per spell. Longer: calls are held for
+	 * `capMs` only, and no rate is learned (the item that drew it fails; its Retry-After is a quota's).
+	 */
+	onThrottled(retryAfterMs: number, capMs = Number.POSITIVE_INFINITY) {
+		const capped = retryAfterMs > capMs;
+		const pauseMs = Math.min(retryAfterMs, capMs);
 		if (this.shared) {
 			// The next start waits for it; a Redis failure surfaces there, naming the field.
-			this.sharedThrottle = this.shared.onThrottled(this.settings.maxPerSecond, pauseMs).catch(() => undefined);
+			this.sharedThrottle = this.shared.onThrottled(this.settings.maxPerSecond, pauseMs, capped).catch(() => undefined);
 			return;
 		}
-		const now = Date.now();
+		const now = this.clock.now();
+		if (capped) {
+			this.heldUntil = Math.max(this.heldUntil, now + pauseMs);
+			return;
+		}
 		this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
 		if (now - this.lastThrottleAt < 1000) return;
 		this.lastThrottleAt = now;
-		this.lastProbeAt = now;
 		const achieved = this.acceptedInLastSecond(now);
-		const base = Math.min(this.ratePerSecond, Math.max(achieved, 1));
-		this.learnedPerSecond = Math.max(1, base * BACKOFF_FACTOR);
+		const base = Math.min(this.rateAt(now), Math.max(achieved, 1));
+		this.learned = { perSecond: Math.max(1, base * BACKOFF_FACTOR), at: now };
 	}
 
-	/** A call was answered without 429: after a quiet spell, probe a little higher. */
+	/** A call was answered without 429: counted for the rate achieved, which the next 429 learns from. */
 	onAccepted() {
-		const now = Date.now();
+		const now = this.clock.now();
 		this.recentAccepted.push(now);
 		this.dropOlderThanOneSecond(now);
-		if (!Number.isFinite(this.learnedPerSecond)) return;
-		if (now - this.lastProbeAt < PROBE_INTERVAL_MS) return;
-		this.lastProbeAt = now;
-		this.learnedPerSecond *= PROBE_STEP;
 	}
 
 	/** A slot at once, or the next one released; a wait past `deadline` rejects with LimiterWaitTooLong. */
@@ -182,7 +181,7 @@ export class GatewayLimiter {
 			return;
 		}
 		// Only a call that waits pays for a timer: the platform's, let go once nothing listens to it.
-		const expiry = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+		const expiry = deadline === undefined ? undefined : AbortSignal.timeout(Math.max(1, deadline - this.clock.now()));
 		await new Promise<void>((resolve, reject) => {
 			const stop = (error: unknown) => {
 				const index = this.waiters.indexOf(grant);
@@ -213,11 +212,14 @@ export class GatewayLimiter {
 		else this.inFlight--;
 	}
 
-	/** 0 when a call may start now (and books its start), otherwise how long to wait. */
-	private msUntilStart(): number {
-		const now = Date.now();
-		const rate = this.ratePerSecond;
-		const earliest = Math.max(this.pausedUntil, Number.isFinite(rate) ? this.nextStartAt : 0);
+	/**
+	 * 0 when a call may start now (and books its start), otherwise how long to wait. A hold (a pause
+	 * the cap cut short) ends for this call at its `deadline`, if that comes first.
+	 */
+	private msUntilStart(now: number, deadline?: number): number {
+		const rate = this.rateAt(now);
+		const held = deadline === undefined ? this.heldUntil : Math.min(this.heldUntil, deadline);
+		const earliest = Math.max(this.pausedUntil, held, Number.isFinite(rate) ? this.nextStartAt : 0);
 		if (earliest > now) return earliest - now;
 		if (Number.isFinite(rate)) this.nextStartAt = Math.max(now, this.nextStartAt) + 1000 / rate;
 		return 0;
@@ -225,9 +227,12 @@ export class GatewayLimiter {
 
 	private async waitForStartTime(signal?: AbortSignal, deadline?: number) {
 		// Re-check after sleeping: a 429 elsewhere may have moved the pause or the rate.
-		for (let wait = this.msUntilStart(); wait > 0; wait = this.msUntilStart()) {
-			if (deadline !== undefined && Date.now() + wait > deadline) throw new LimiterWaitTooLong(wait);
-			await abortableSleep(wait, signal);
+		for (;;) {
+			const now = this.clock.now();
+			const wait = this.msUntilStart(now, deadline);
+			if (wait <= 0) return;
+			if (deadline !== undefined && now + wait > deadline) throw new LimiterWaitTooLong(wait, false, 0, deadline - now);
+			await this.clock.sleep(wait, signal);
 		}
 	}
 
@@ -249,6 +254,7 @@ export class GatewayLimiter {
 }
 
 const limiters = new Map<string, GatewayLimiter>();
+registerProcessState('limiters', () => limiters.clear());
 
 /** One limiter per credential (base URL + appCode), shared by every node and execution in the process. */
 export function limiterFor(baseUrl: string, appCode: string, settings: LimiterSettings): GatewayLimiter {

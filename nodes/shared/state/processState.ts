@@ -1,10 +1,10 @@
 /**
  * State that lives as long as the n8n process: execution memories, Redis connections, open durable
- * stores, the HTTP pool. Each module that keeps some registers here how to drop it,
+ * stores, the HTTP pool, the credentials' limiters. Each module that keeps some registers here how to drop it,
  * as a restart would. Only nodes/shared/testing.ts (the tests' entry point, never imported by the
  * nodes) drops it; a module that was never loaded has nothing to drop.
  */
-export type ProcessState = 'executionMemory' | 'redisConnections' | 'openStores' | 'connectionPool';
+export type ProcessState = 'executionMemory' | 'redisConnections' | 'openStores' | 'connectionPool' | 'limiters';
 
 type Drop = () => void | Promise<void>;
 

@@ -31,6 +31,19 @@ export function seconds(ms: number): string {
 }
 
 /**
+ * Why the limiter's wait was too long, in words that stay true: a wait longer than the Timeout is
+ * said to be; a shorter one is set against what was left of it (the item had waited for the rest).
+ */
+function waitedTooLong(error: LimiterWaitTooLong, timeoutMs: number): string {
+	const timeout = `Timeout ${seconds(timeoutMs)} s`;
+	if (error.waitMs === undefined) return ` for longer than this item may wait (${timeout})`;
+	if (error.leftMs === undefined || error.waitMs > timeoutMs) return `, longer than this item may wait (${timeout})`;
+	// Rounded down, where the wait is rounded up: the one never reads longer than the other.
+	const left = Math.floor(Math.max(0, error.leftMs) / 100) / 10;
+	return `, longer than the ${left} s left of the ${seconds(timeoutMs)} s this item may wait for its turn (${timeout})`;
+}
+
+/**
  * A failure before the request was written: the limiter (or a wait for it longer than the item's
  * Timeout), the shared limit's Redis, or a cancellation before dispatch. Nothing reached the
  * gateway, so the item may be run again.
@@ -47,8 +60,7 @@ export function notSentFailure(fail: MakeFailure, operation: OperationName, erro
 		});
 	}
 	if (error instanceof LimiterWaitTooLong) {
-		const waited = `${error.waitMs === undefined ? ' for' : ','} longer than this item may wait (Timeout ${seconds(timeoutMs)} s)`;
-		return fail(operation, 'not-sent', `not sent: ${error.message}${waited}`, {
+		return fail(operation, 'not-sent', `not sent: ${error.message}${waitedTooLong(error, timeoutMs)}`, {
 			hint: error.shared
 				? `Nothing reached the gateway. Another process may have paused this credential, or the shared Redis holds a wrong value: check the Redis of "${REDIS_URL_FIELD}", then run the item again.`
 				: error.waitMs === undefined

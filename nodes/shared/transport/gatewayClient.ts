@@ -69,7 +69,9 @@ export class GatewayClient {
 	 * clock starts when the first attempt gets its turn, each attempt gets what is left (from its
 	 * request to the last byte of its answer), and a retry happens only while time remains for it.
 	 * The wait for the first turn (a free slot, the rate, a pause after a 429, the shared rate in
-	 * Redis) is bounded by the Timeout too: a longer one fails the item at once, not sent. Each
+	 * Redis) is bounded by the Timeout too: a longer one fails the item, not sent. A pause the
+	 * package cut short (a Retry-After longer than a call may wait) never does: the item starts at
+	 * its end or at its own deadline, whichever comes first (limits/limiter.ts). Each
 	 * attempt of a paid call counts against the spending cap before it is sent (see overCap).
 	 */
 	async call<Schema extends z.ZodType>(
@@ -125,7 +127,7 @@ export class GatewayClient {
 			lastMayBeBilled = result.mayBeBilled;
 			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
 			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
-			if (failure.httpStatus === 429) this.limiter.onThrottled(Math.min(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs()));
+			if (failure.httpStatus === 429) this.limiter.onThrottled(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs());
 			else this.limiter.onAccepted();
 
 			const left = deadline - Date.now();
