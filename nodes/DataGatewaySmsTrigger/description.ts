@@ -22,6 +22,8 @@ const pathTokenOption: INodeProperties = {
 	name: 'token',
 	type: 'string',
 	typeOptions: { password: true },
+	// Part of the webhook path, which n8n registers from this field's text (see checkPathToken).
+	noDataExpression: true,
 	default: '',
 	placeholder: 'e.g. the output of openssl rand -hex 16',
 	description: 'A secret that becomes part of the callback URL shown above (letters, digits, - and _). A callback to any other URL is refused.',
