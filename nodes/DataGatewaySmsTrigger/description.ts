@@ -179,7 +179,7 @@ export const triggerProperties: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: DEFAULT_DUPLICATE_WINDOW_SECONDS,
 				description:
-					'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
+					'The same event (action, ID and status; for a delivery report also its phone number and send time) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
 			},
 			{
 				displayName: 'Output Rejected Events',

@@ -21,7 +21,7 @@ import { serveWebhook, type WebhookServer } from '../trigger/webhookServer';
 const execFileAsync = promisify(execFile);
 const HOUR = 3_600_000;
 const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0, withholdReports: false };
-const ACCOUNTS = Array.from({ length: 16 }, (_, index) => ({ code: `delivery-account-${index}` }));
+const ACCOUNTS = Array.from({ length: 24 }, (_, index) => ({ code: `delivery-account-${index}` }));
 let emulator: Emulator;
 useEmulator((started) => (emulator = started), { ...untilFinished, appCodes: ACCOUNTS }, untilFinished);
 
@@ -188,6 +188,49 @@ describe('Reference', () => {
 	});
 });
 
+describe('two accounts given the same task ID', () => {
+	it('no Reference or report mark crosses them: the trigger ties the report to neither, each Check Pending outputs its own', async () => {
+		await serveTrigger();
+		const [first, second] = [appCode, ACCOUNTS[nextAccount++].code];
+		emulator.configure({ nextTaskIds: ['T-shared-1', 'T-shared-1'] });
+		const [a] = (await send([{ phone: '13900009001', orderId: 'account-A' }])).json();
+		appCode = second;
+		const [b] = (await send([{ phone: '13900009002', orderId: 'account-B' }])).json();
+		expect([a.taskId, b.taskId]).toEqual(['T-shared-1', 'T-shared-1']);
+
+		// Both tasks end; each account's gateway pushes its report to this trigger.
+		emulator.finishPending('delivery', 'T-shared-1');
+		await until(() => reportsStarted().length === 2);
+		for (const started of reportsStarted()) expect(started).not.toHaveProperty('reference');
+		expect(trigger?.logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/several accounts sent a message with the task ID/) }));
+
+		// Neither report was marked for the other account: each account's check outputs its own send, once.
+		const checkB = (await checkPending()).json();
+		appCode = first;
+		const checkA = (await checkPending()).json();
+		expect(checkA).toEqual([expect.objectContaining({ reference: 'account-A', report: expect.objectContaining({ id: 'T-shared-1', phone: '13900009001' }) })]);
+		expect(checkB).toEqual([expect.objectContaining({ reference: 'account-B', report: expect.objectContaining({ id: 'T-shared-1', phone: '13900009002' }) })]);
+		expect((await checkPending()).json()).toEqual([]);
+	});
+
+	it("one account's Send and Check Delivery marks only its own send", async () => {
+		const [first, second] = [appCode, ACCOUNTS[nextAccount++].code];
+		emulator.configure({ nextTaskIds: ['T-shared-2', 'T-shared-2'] });
+		await send([{ phone: '13900009003', orderId: 'pending-A' }]);
+		emulator.configure({ withholdReports: true });
+		appCode = second;
+		emulator.configure({ deliveryDelayMs: 0 });
+		const checked = await send([{ phone: '13900009004', orderId: 'checked-B' }], { operation: 'sendAndCheck', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 10 });
+		expect(checked.json()[0]).toMatchObject({ taskId: 'T-shared-2', outcome: 'delivered', reference: 'checked-B' });
+		emulator.configure({ deliveryDelayMs: HOUR });
+		expect((await checkPending()).json()).toEqual([]);
+
+		appCode = first;
+		emulator.finishPending('delivery', 'T-shared-2');
+		expect((await checkPending()).json()).toEqual([expect.objectContaining({ reference: 'pending-A' })]);
+	});
+});
+
 describe('Check Pending Deliveries', () => {
 	it('finds a report withheld by the gateway, and does not list a report the trigger received', async () => {
 		await serveTrigger();
@@ -244,6 +287,20 @@ describe('Check Pending Deliveries', () => {
 		expect(limited.json().map((item) => item.reference)).toEqual(['one']);
 		expect(hints(limited)).toContainEqual(expect.stringMatching(/1 more wait for the next run/));
 		expect((await checkPending()).json().map((item) => item.reference)).toEqual(['two']);
+	});
+
+	it('takes turns: messages still sending do not keep a newer final one from being checked', async () => {
+		const [slow1, slow2] = (await send([{ phone: '13900008010', orderId: 'slow-1' }, { phone: '13900008011', orderId: 'slow-2' }])).json();
+		const [quick] = (await send([{ phone: '13900008012', orderId: 'quick' }])).json();
+		await deliver(quick.taskId as string, true);
+		emulator.resetLedger();
+		const first = await checkPending({ minAgeMinutes: 0, maxTasks: 2 });
+		expect(first.json()).toEqual([]);
+		expect(hints(first)).toContainEqual(expect.stringMatching(/2 still sending; 1 more wait for the next run/));
+		const second = await checkPending({ minAgeMinutes: 0, maxTasks: 2 });
+		expect(second.json()).toEqual([expect.objectContaining({ reference: 'quick' })]);
+		expect(statusQueries()).toBe(4);
+		expect([slow1.taskId, slow2.taskId]).not.toContain(quick.taskId);
 	});
 
 	it('does not list what Send and Check Delivery already saw final', async () => {
