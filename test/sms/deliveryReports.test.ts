@@ -19,6 +19,8 @@ import { serveWebhook, type WebhookServer } from '../trigger/webhookServer';
  * Each test has its own gateway account, so no test sees another's sends.
  */
 const execFileAsync = promisify(execFile);
+const UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CHINA_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+08:00$/;
 const HOUR = 3_600_000;
 const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0, withholdReports: false };
 const ACCOUNTS = Array.from({ length: 24 }, (_, index) => ({ code: `delivery-account-${index}` }));
@@ -44,9 +46,9 @@ async function serveTrigger(mode: 'webhook' | 'manual' = 'webhook') {
 	return trigger;
 }
 
-function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], executionId?: string) {
+function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], executionId?: string, typeVersion?: number) {
 	return runWorkflow({
-		steps: [{ name: 'SMS', type: sms, parameters, settings: { continueOnFail: true } }],
+		steps: [{ name: 'SMS', type: sms, parameters, settings: { continueOnFail: true }, typeVersion }],
 		items,
 		executionId,
 		// No retries: a fault the emulator injects reaches the node at once.
@@ -56,8 +58,8 @@ function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], execut
 
 const send = (items: IDataObject[], extra: INodeParameters = {}, executionId?: string) =>
 	runSms(sendParameters(emulator, { reference: '={{ $json.orderId }}', ...extra }), items, executionId);
-const checkPending = (options: INodeParameters = { minAgeMinutes: 0 }) =>
-	runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 24, checkOptions: options });
+const checkPending = (options: INodeParameters = { minAgeMinutes: 0 }, typeVersion?: number) =>
+	runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 24, checkOptions: options }, [{}], undefined, typeVersion);
 
 const hints = (result: WorkflowRunResult) => (result.run.data.resultData.runData.SMS?.[0]?.hints ?? []).map((hint) => hint.message);
 const statusQueries = () => emulator.ledger().byPath['/sms/query_status']?.calls ?? 0;
@@ -301,6 +303,21 @@ describe('Check Pending Deliveries', () => {
 		expect(second.json()).toEqual([expect.objectContaining({ reference: 'quick' })]);
 		expect(statusQueries()).toBe(4);
 		expect([slow1.taskId, slow2.taskId]).not.toContain(quick.taskId);
+	});
+
+	it('from version 1.4 writes its dates in China time with the zone, as the SMS Trigger 1.2 does; 1.3 keeps UTC', async () => {
+		const [older, newer] = (await send([{ phone: '13900008013', orderId: 'v1.3' }, { phone: '13900008014', orderId: 'v1.4' }])).json();
+		for (const item of [older, newer]) await deliver(item.taskId as string, true);
+		const before = Date.now();
+		const [atOld] = (await checkPending({ minAgeMinutes: 0, maxTasks: 1 }, 1.3)).json();
+		const [atNew] = (await checkPending({ minAgeMinutes: 0, maxTasks: 1 }, 1.4)).json();
+		expect(atOld).toMatchObject({ reference: 'v1.3', sentAt: expect.stringMatching(UTC), receivedAt: expect.stringMatching(UTC) });
+		expect(atNew).toMatchObject({ reference: 'v1.4', sentAt: expect.stringMatching(CHINA_TIME), receivedAt: expect.stringMatching(CHINA_TIME) });
+		// The same instants, written in another zone (a UTC wall clock marked +08:00 would read 8 hours early).
+		expect(Date.parse(String(atNew.receivedAt))).toBeGreaterThanOrEqual(before - 1);
+		expect(Date.parse(String(atNew.receivedAt))).toBeLessThanOrEqual(Date.now() + 1);
+		expect(Math.abs(Date.parse(String(atNew.sentAt)) - Date.parse(String(atOld.sentAt)))).toBeLessThan(60_000);
+		expect((atNew.report as IDataObject).sendDateIso).toMatch(/\+08:00$/);
 	});
 
 	it('does not list what Send and Check Delivery already saw final', async () => {

@@ -11,6 +11,7 @@ import { isFinalStatus, KEEP_SENDS_MS, listPendingSends, markChecked, markReport
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { presentTask } from '../../../shared/output/smsObjects';
+import { chinaItemTime } from '../../../DataGatewaySmsTrigger/listening';
 
 /** Free status queries, counted in the run's bill hint. */
 export const bill: BillKind = 'smsStatus';
@@ -94,8 +95,15 @@ function readPlan(ctx: IExecuteFunctions, itemIndex: number): CheckPlan {
 	return { sinceMs: hours * 3_600_000, minAgeMs: minAge * 60_000, maxTasks };
 }
 
+/**
+ * From version 1.4 the item's own dates are China time with its zone, as the SMS Trigger (1.2) and
+ * the gateway's dates in the report write them; saved nodes keep UTC.
+ */
+export const CHINA_TIME_DATES_VERSION = 1.4;
+
 /** The item a caught-up report becomes: the SMS Trigger's report item, marked as found by this check. */
-function reportItem(task: SmsTask, record: SendRecord): IDataObject {
+function reportItem(task: SmsTask, record: SendRecord, chinaTime: boolean): IDataObject {
+	const time = (instant: Date) => (chinaTime ? chinaItemTime(instant) : instant.toISOString());
 	return {
 		event: 'report',
 		action: 'report',
@@ -103,9 +111,9 @@ function reportItem(task: SmsTask, record: SendRecord): IDataObject {
 		reference: record.reference ?? null,
 		sendWorkflowId: record.workflowId ?? null,
 		sendExecutionId: record.executionId ?? null,
-		sentAt: record.sentAt === undefined ? null : new Date(record.sentAt).toISOString(),
+		sentAt: record.sentAt === undefined ? null : time(new Date(record.sentAt)),
 		caughtUp: true,
-		receivedAt: new Date().toISOString(),
+		receivedAt: time(new Date()),
 	};
 }
 
@@ -157,7 +165,8 @@ async function checkPending(ctx: IExecuteFunctions, client: GatewayClient, store
 	const claimed = await markReported(store, finals.map(({ task, record }) => ({ taskId: record.taskId, status: task.status as number })), 'checkPending', client.accountKey);
 	const output = finals.filter(({ record }) => claimed.get(record.taskId)?.first).sort((a, b) => (a.record.sentAt ?? 0) - (b.record.sentAt ?? 0));
 	tally.final = output.length;
-	return output.map(({ task, record }) => reportItem(task, record));
+	const chinaTime = ctx.getNode().typeVersion >= CHINA_TIME_DATES_VERSION;
+	return output.map(({ task, record }) => reportItem(task, record, chinaTime));
 }
 
 function addHints(ctx: IExecuteFunctions, store: DurableStore | undefined, tallies: CheckTally[]) {
