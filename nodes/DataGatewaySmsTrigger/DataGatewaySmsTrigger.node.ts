@@ -16,7 +16,7 @@ import { presentReviewed, presentTask } from '../shared/output/smsObjects';
 import { CALLBACK_ACTIONS, type CallbackAction } from '../shared/gateway/catalog';
 import { actionOf, readCallbackBody, readGuard, reasonForLog, rejectedEvent, rejectRequest, type BodySource, type Rejection } from './callbackRequest';
 import { DEFAULT_DUPLICATE_WINDOW_SECONDS, triggerProperties } from './description';
-import { isFirstStart } from './recentEvents';
+import { isFirstStart, reportIdentity } from './recentEvents';
 import { checkPathToken, presentedToken, WEBHOOK_PATH } from './callbackUrl';
 import { itemTime, notStartedWhileListening, receivedAt } from './listening';
 import { sendOfReport } from './sendOfReport';
@@ -149,7 +149,7 @@ export class DataGatewaySmsTrigger implements INodeType {
 
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 		const windowSeconds = Number(options.duplicateWindowSeconds ?? DEFAULT_DUPLICATE_WINDOW_SECONDS);
-		const eventKey = [this.getWorkflow().id, this.getNode().id, this.getMode(), action, object.id, object.status].join('|');
+		const eventKey = [this.getWorkflow().id, this.getNode().id, this.getMode(), action, object.id, object.status, ...(parsed.data.action === 'report' ? [reportIdentity(parsed.data.sms)] : [])].join('|');
 		if (windowSeconds > 0 && !isFirstStart(this.getWorkflowStaticData('node'), eventKey, windowSeconds * 1000)) return notStarted('duplicate');
 
 		const { event, key } = EVENTS[action];

@@ -31,9 +31,23 @@ export function presentedToken(ctx: IWebhookFunctions): IDataObject[string] {
 	}
 }
 
-/** On publishing or listening: a 1.2 token must fit in a URL path as typed, or the URL n8n shows would not be the one it serves. */
+/**
+ * On publishing or listening: a 1.2 token must fit in a URL path as typed, or the URL n8n shows
+ * would not be the one it serves. It must not be an expression either: n8n registers the webhook
+ * path with the description's `$parameter`, which resolves only top-level parameters, so the
+ * path would hold the expression's text while each request is compared with its value (every
+ * callback refused). The field offers no expression mode from 1.2 (n8n 2.x then loads a saved
+ * one as its text without the leading '='); this catches saved ones in either form.
+ */
 export function checkPathToken(ctx: IHookFunctions): void {
 	if (ctx.getNode().typeVersion < TOKEN_IN_PATH_VERSION) return;
+	const saved = (ctx.getNode().parameters?.security as IDataObject | undefined)?.token;
+	if (typeof saved === 'string' && (saved.startsWith('=') || saved.includes('{{'))) {
+		throw new NodeOperationError(ctx.getNode(), 'Security > URL Token cannot be an expression', {
+			description:
+				'n8n builds the callback URL from the text of this field, not from the value of an expression, so no callback would ever be accepted. Type the token itself, e.g. the output of openssl rand -hex 16, and copy the Production URL into the gateway again.',
+		});
+	}
 	const token = String((ctx.getNodeParameter('security', {}) as IDataObject).token ?? '');
 	if (token !== '' && !PATH_TOKEN.test(token)) {
 		throw new NodeOperationError(ctx.getNode(), 'Security > URL Token may use only letters, digits, - and _', {

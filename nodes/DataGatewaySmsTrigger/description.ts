@@ -22,6 +22,8 @@ const pathTokenOption: INodeProperties = {
 	name: 'token',
 	type: 'string',
 	typeOptions: { password: true },
+	// Part of the webhook path, which n8n registers from this field's text (see checkPathToken).
+	noDataExpression: true,
 	default: '',
 	placeholder: 'e.g. the output of openssl rand -hex 16',
 	description: 'A secret that becomes part of the callback URL shown above (letters, digits, - and _). A callback to any other URL is refused.',
@@ -177,7 +179,7 @@ export const triggerProperties: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: DEFAULT_DUPLICATE_WINDOW_SECONDS,
 				description:
-					'The same event (action, ID and status) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
+					'The same event (action, ID and status; for a delivery report also its phone number and send time) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
 			},
 			{
 				displayName: 'Output Rejected Events',

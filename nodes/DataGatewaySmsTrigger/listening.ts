@@ -8,12 +8,17 @@ const [, sign, hours, minutes] = /^([+-])(\d\d):(\d\d)$/.exec(DEFAULT_GATEWAY_UT
 const GATEWAY_OFFSET_MS = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) * 60_000;
 
 /**
- * An instant as the trigger's items write it. From version 1.2 in China time with its zone, like
- * every gateway date in the item (`2026-11-22T17:00:00.000+08:00`); before, UTC as saved workflows expect.
+ * An instant in China time with its zone, like every gateway date in a report item
+ * (`2026-11-22T17:00:00.000+08:00`): the trigger's from 1.2, Check Pending Deliveries' from SMS 1.4.
  */
+export function chinaItemTime(instant: Date): string {
+	return `${new Date(instant.getTime() + GATEWAY_OFFSET_MS).toISOString().slice(0, -1)}${DEFAULT_GATEWAY_UTC_OFFSET}`;
+}
+
+/** An instant as the trigger's items write it: China time from version 1.2; before, UTC as saved workflows expect. */
 export function itemTime(ctx: IWebhookFunctions, instant: Date): string {
 	if (ctx.getNode().typeVersion < TOKEN_IN_PATH_VERSION) return instant.toISOString();
-	return `${new Date(instant.getTime() + GATEWAY_OFFSET_MS).toISOString().slice(0, -1)}${DEFAULT_GATEWAY_UTC_OFFSET}`;
+	return chinaItemTime(instant);
 }
 
 /** The time a callback arrived, for the item. */

@@ -53,6 +53,15 @@ export function isFirstSightingIn(staticData: IDataObject, eventKey: string, win
 	return true;
 }
 
+/**
+ * What tells two delivery reports with the same task ID and status apart: their phone number and
+ * send time, as the gateway pushes them again unchanged. Two accounts may get the same task ID, and
+ * one account's report must not pass for a repeat of the other's. Hashed: no number kept in memory.
+ */
+export function reportIdentity(sms: { phone?: unknown; sendDate?: unknown }): string {
+	return createHash('sha256').update(JSON.stringify([String(sms.phone ?? ''), String(sms.sendDate ?? '')])).digest('base64url').slice(0, 22);
+}
+
 /** Both layers: this process first (cheap, catches in-flight repeats), then the shared static data. */
 export function isFirstStart(staticData: IDataObject, eventKey: string, windowMs: number, now = Date.now()): boolean {
 	if (!isFirstSighting(eventKey, windowMs, now)) return false;

@@ -28,7 +28,8 @@ export interface SendOfReport {
 
 /**
  * The send a delivery report belongs to, from the store Send recorded it in: its reference, workflow
- * and execution. A final report reaching the Production URL is also marked received, so Check Pending
+ * and execution. The report names no account, so it is the send of the one account that has its
+ * task ID; when several have, none. A final report reaching the Production URL is also marked received, so Check Pending
  * Deliveries does not list it; one caught on the Test URL is not, as the active workflow never saw it.
  * The report starts the workflow even when the store cannot be used; the log says why it lacks its reference.
  */
@@ -37,7 +38,15 @@ export async function sendOfReport(ctx: IWebhookFunctions, task: { id: string; s
 	try {
 		const store = await openDeliveryStore(ctx);
 		if (ctx.getMode() === 'manual' || !isFinalStatus(task.status)) return { fields: sendFields((await readSends(store, [task.id])).get(task.id)), caughtUp: false };
-		const before = (await markReported(store, [{ taskId: task.id, status: task.status }], 'trigger')).get(task.id)?.before;
+		const marked = (await markReported(store, [{ taskId: task.id, status: task.status }], 'trigger')).get(task.id);
+		if (marked?.ambiguous) {
+			// A report names no account; another account's reference must not land on it. Check Pending Deliveries of each account still lists its send.
+			ctx.logger.warn('Data Gateway SMS Trigger: several accounts sent a message with the task ID of this delivery report; it starts the workflow without a reference', {
+				workflowId: ctx.getWorkflow().id,
+				node: ctx.getNode().name,
+			});
+		}
+		const before = marked?.before;
 		return { fields: sendFields(before), caughtUp: before?.reportedBy === 'checkPending' };
 	} catch (error) {
 		ctx.logger.warn(`Data Gateway SMS Trigger: could not look up the send of a delivery report in the store: ${error instanceof Error ? error.message : String(error)}`, {

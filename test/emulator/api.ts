@@ -11,6 +11,8 @@ export interface EmulatorConfig {
 	/** Delivery reports are not pushed (the task still reaches its final status): a receiver that was down. */
 	withholdReports?: boolean;
 	smsLimits: SmsLimits;
+	/** Task IDs the next sends get, in order (taken off the list), whatever their account: a gateway may give two accounts the same one. */
+	nextTaskIds?: string[];
 	/** Serve at most this many copyright records a page, silently (the answer still echoes the asked pageSize). */
 	copyrightMaxPageSize?: number;
 	/** Violations committed since, by plate: that many more records after the plate's usual ones. */

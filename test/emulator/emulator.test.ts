@@ -256,6 +256,17 @@ describe('SMS send', () => {
 		expect(sendTotals.costYuan).toBeCloseTo(3 * PRICES_YUAN.smsSegment);
 	});
 
+	it('gives the task IDs it is told to, to any account; each account sees only its own task under that ID', async () => {
+		const { signatureId, templateId, appCode, memberAppCode } = emulator.demo;
+		emulator.configure({ nextTaskIds: ['T-same', 'T-same'] });
+		const sendAs = (code: string, phone: string) => get('/sms/send', { signId: signatureId, templateId, phone, params: '{"code":"1"}' }, code);
+		expect((await sendAs(appCode, '13900000060')).data.id).toBe('T-same');
+		expect((await sendAs(memberAppCode, '13900000061')).data.id).toBe('T-same');
+		expect((await sendAs(appCode, '13900000062')).data.id).not.toBe('T-same');
+		expect((await get('/sms/query_status', { id: 'T-same' }, appCode)).data.phone).toBe(13900000060);
+		expect((await get('/sms/query_status', { id: 'T-same' }, memberAppCode)).data.phone).toBe(13900000061);
+	});
+
 	it('does not bill failed deliveries', async () => {
 		emulator.configure({ deliveryFailureShare: 1 });
 		try {

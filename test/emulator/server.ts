@@ -166,6 +166,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 			faults.clear();
 			routes.resetQuota();
 			config.addedViolations = undefined;
+			config.nextTaskIds = undefined;
 			sms.resetLimits();
 			sentCallbacks.length = 0;
 			notifications.length = 0;

@@ -19,9 +19,11 @@ import { serveWebhook, type WebhookServer } from '../trigger/webhookServer';
  * Each test has its own gateway account, so no test sees another's sends.
  */
 const execFileAsync = promisify(execFile);
+const UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CHINA_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+08:00$/;
 const HOUR = 3_600_000;
 const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0, withholdReports: false };
-const ACCOUNTS = Array.from({ length: 16 }, (_, index) => ({ code: `delivery-account-${index}` }));
+const ACCOUNTS = Array.from({ length: 24 }, (_, index) => ({ code: `delivery-account-${index}` }));
 let emulator: Emulator;
 useEmulator((started) => (emulator = started), { ...untilFinished, appCodes: ACCOUNTS }, untilFinished);
 
@@ -44,9 +46,9 @@ async function serveTrigger(mode: 'webhook' | 'manual' = 'webhook') {
 	return trigger;
 }
 
-function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], executionId?: string) {
+function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], executionId?: string, typeVersion?: number) {
 	return runWorkflow({
-		steps: [{ name: 'SMS', type: sms, parameters, settings: { continueOnFail: true } }],
+		steps: [{ name: 'SMS', type: sms, parameters, settings: { continueOnFail: true }, typeVersion }],
 		items,
 		executionId,
 		// No retries: a fault the emulator injects reaches the node at once.
@@ -56,8 +58,8 @@ function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], execut
 
 const send = (items: IDataObject[], extra: INodeParameters = {}, executionId?: string) =>
 	runSms(sendParameters(emulator, { reference: '={{ $json.orderId }}', ...extra }), items, executionId);
-const checkPending = (options: INodeParameters = { minAgeMinutes: 0 }) =>
-	runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 24, checkOptions: options });
+const checkPending = (options: INodeParameters = { minAgeMinutes: 0 }, typeVersion?: number) =>
+	runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 24, checkOptions: options }, [{}], undefined, typeVersion);
 
 const hints = (result: WorkflowRunResult) => (result.run.data.resultData.runData.SMS?.[0]?.hints ?? []).map((hint) => hint.message);
 const statusQueries = () => emulator.ledger().byPath['/sms/query_status']?.calls ?? 0;
@@ -188,6 +190,49 @@ describe('Reference', () => {
 	});
 });
 
+describe('two accounts given the same task ID', () => {
+	it('no Reference or report mark crosses them: the trigger ties the report to neither, each Check Pending outputs its own', async () => {
+		await serveTrigger();
+		const [first, second] = [appCode, ACCOUNTS[nextAccount++].code];
+		emulator.configure({ nextTaskIds: ['T-shared-1', 'T-shared-1'] });
+		const [a] = (await send([{ phone: '13900009001', orderId: 'account-A' }])).json();
+		appCode = second;
+		const [b] = (await send([{ phone: '13900009002', orderId: 'account-B' }])).json();
+		expect([a.taskId, b.taskId]).toEqual(['T-shared-1', 'T-shared-1']);
+
+		// Both tasks end; each account's gateway pushes its report to this trigger.
+		emulator.finishPending('delivery', 'T-shared-1');
+		await until(() => reportsStarted().length === 2);
+		for (const started of reportsStarted()) expect(started).not.toHaveProperty('reference');
+		expect(trigger?.logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/several accounts sent a message with the task ID/) }));
+
+		// Neither report was marked for the other account: each account's check outputs its own send, once.
+		const checkB = (await checkPending()).json();
+		appCode = first;
+		const checkA = (await checkPending()).json();
+		expect(checkA).toEqual([expect.objectContaining({ reference: 'account-A', report: expect.objectContaining({ id: 'T-shared-1', phone: '13900009001' }) })]);
+		expect(checkB).toEqual([expect.objectContaining({ reference: 'account-B', report: expect.objectContaining({ id: 'T-shared-1', phone: '13900009002' }) })]);
+		expect((await checkPending()).json()).toEqual([]);
+	});
+
+	it("one account's Send and Check Delivery marks only its own send", async () => {
+		const [first, second] = [appCode, ACCOUNTS[nextAccount++].code];
+		emulator.configure({ nextTaskIds: ['T-shared-2', 'T-shared-2'] });
+		await send([{ phone: '13900009003', orderId: 'pending-A' }]);
+		emulator.configure({ withholdReports: true });
+		appCode = second;
+		emulator.configure({ deliveryDelayMs: 0 });
+		const checked = await send([{ phone: '13900009004', orderId: 'checked-B' }], { operation: 'sendAndCheck', pollIntervalSeconds: 0.1, waitTimeoutSeconds: 10 });
+		expect(checked.json()[0]).toMatchObject({ taskId: 'T-shared-2', outcome: 'delivered', reference: 'checked-B' });
+		emulator.configure({ deliveryDelayMs: HOUR });
+		expect((await checkPending()).json()).toEqual([]);
+
+		appCode = first;
+		emulator.finishPending('delivery', 'T-shared-2');
+		expect((await checkPending()).json()).toEqual([expect.objectContaining({ reference: 'pending-A' })]);
+	});
+});
+
 describe('Check Pending Deliveries', () => {
 	it('finds a report withheld by the gateway, and does not list a report the trigger received', async () => {
 		await serveTrigger();
@@ -244,6 +289,35 @@ describe('Check Pending Deliveries', () => {
 		expect(limited.json().map((item) => item.reference)).toEqual(['one']);
 		expect(hints(limited)).toContainEqual(expect.stringMatching(/1 more wait for the next run/));
 		expect((await checkPending()).json().map((item) => item.reference)).toEqual(['two']);
+	});
+
+	it('takes turns: messages still sending do not keep a newer final one from being checked', async () => {
+		const [slow1, slow2] = (await send([{ phone: '13900008010', orderId: 'slow-1' }, { phone: '13900008011', orderId: 'slow-2' }])).json();
+		const [quick] = (await send([{ phone: '13900008012', orderId: 'quick' }])).json();
+		await deliver(quick.taskId as string, true);
+		emulator.resetLedger();
+		const first = await checkPending({ minAgeMinutes: 0, maxTasks: 2 });
+		expect(first.json()).toEqual([]);
+		expect(hints(first)).toContainEqual(expect.stringMatching(/2 still sending; 1 more wait for the next run/));
+		const second = await checkPending({ minAgeMinutes: 0, maxTasks: 2 });
+		expect(second.json()).toEqual([expect.objectContaining({ reference: 'quick' })]);
+		expect(statusQueries()).toBe(4);
+		expect([slow1.taskId, slow2.taskId]).not.toContain(quick.taskId);
+	});
+
+	it('from version 1.4 writes its dates in China time with the zone, as the SMS Trigger 1.2 does; 1.3 keeps UTC', async () => {
+		const [older, newer] = (await send([{ phone: '13900008013', orderId: 'v1.3' }, { phone: '13900008014', orderId: 'v1.4' }])).json();
+		for (const item of [older, newer]) await deliver(item.taskId as string, true);
+		const before = Date.now();
+		const [atOld] = (await checkPending({ minAgeMinutes: 0, maxTasks: 1 }, 1.3)).json();
+		const [atNew] = (await checkPending({ minAgeMinutes: 0, maxTasks: 1 }, 1.4)).json();
+		expect(atOld).toMatchObject({ reference: 'v1.3', sentAt: expect.stringMatching(UTC), receivedAt: expect.stringMatching(UTC) });
+		expect(atNew).toMatchObject({ reference: 'v1.4', sentAt: expect.stringMatching(CHINA_TIME), receivedAt: expect.stringMatching(CHINA_TIME) });
+		// The same instants, written in another zone (a UTC wall clock marked +08:00 would read 8 hours early).
+		expect(Date.parse(String(atNew.receivedAt))).toBeGreaterThanOrEqual(before - 1);
+		expect(Date.parse(String(atNew.receivedAt))).toBeLessThanOrEqual(Date.now() + 1);
+		expect(Math.abs(Date.parse(String(atNew.sentAt)) - Date.parse(String(atOld.sentAt)))).toBeLessThan(60_000);
+		expect((atNew.report as IDataObject).sendDateIso).toMatch(/\+08:00$/);
 	});
 
 	it('does not list what Send and Check Delivery already saw final', async () => {

@@ -2,6 +2,7 @@ import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
 
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
 import { notStarted, post, report, serve, serveEachTest, started } from './callbacks';
+import { publishWebhook } from './webhookServer';
 
 serveEachTest();
 
@@ -52,6 +53,36 @@ describe('version 1.2: the URL n8n shows is the whole callback URL', () => {
 		await expect(hooks.checkExists.call(context(1.2, 'a b'))).rejects.toThrow(/URL Token/);
 		await expect(hooks.create.call(context(1.2, TOKEN))).resolves.toBe(true);
 		await expect(hooks.create.call(context(1.1, 'a/b?c'))).resolves.toBe(true);
+	});
+});
+
+describe('version 1.2: a URL Token given as an expression', () => {
+	const EXPRESSION = '={{ "k3y" + "_from_an_expression" }}';
+
+	it("n8n registers the webhook path with the expression's text, not its value", async () => {
+		// What 1.2 would register, had the node not refused it (n8n 2.x drops the leading '='; the rest stays).
+		const { url } = await serve({ security: { token: EXPRESSION } }, { typeVersion: 1.2 });
+		expect(decodeURIComponent(url)).toContain('{{ "k3y" + "_from_an_expression" }}');
+		expect(url).not.toContain('k3y_from_an_expression');
+	});
+
+	it('is refused with the fix when the workflow is published or the editor starts listening', async () => {
+		const trigger = new DataGatewaySmsTrigger();
+		for (const mode of ['webhook', 'manual'] as const) {
+			await expect(publishWebhook(trigger, { security: { token: EXPRESSION } }, { typeVersion: 1.2, mode })).rejects.toMatchObject({
+				message: 'Security > URL Token cannot be an expression',
+				description: expect.stringMatching(/Type the token itself/),
+			});
+		}
+		await expect(publishWebhook(trigger, { security: { token: TOKEN } }, { typeVersion: 1.2 })).resolves.toMatch(new RegExp(`/data-gateway-sms/${TOKEN}$`));
+		// Before 1.2 the token is compared as ?token=, at each request, so an expression works there.
+		await expect(publishWebhook(trigger, { security: { token: EXPRESSION } }, { typeVersion: 1.1 })).resolves.toMatch(/\/data-gateway-sms$/);
+	});
+
+	it('the editor offers no expression mode for the 1.2 field', () => {
+		const security = new DataGatewaySmsTrigger().description.properties.filter((property) => property.name === 'security');
+		const tokens = security.flatMap((property) => (property.options ?? []) as Array<{ name: string; noDataExpression?: boolean; description?: string }>).filter((option) => option.name === 'token');
+		expect(tokens.map((option) => option.noDataExpression === true)).toEqual([false, false, true]);
 	});
 });
 

@@ -113,6 +113,15 @@ describe('duplicates', () => {
 		expect(starts).toHaveLength(1);
 	});
 
+	it('two accounts\' reports with one task ID and status (another number, another send time) are two events', async () => {
+		const { url, starts } = await serve();
+		const other = { ...report('T14'), sms: { ...report('T14').sms, phone: 13900000002, sendDate: '2026-11-22 10:00:03' } };
+		expect(await post(url, report('T14'))).toEqual(started);
+		expect(await post(url, other)).toEqual(started);
+		expect(await post(url, other)).toEqual(notStarted('duplicate'));
+		expect(starts).toHaveLength(2);
+	});
+
 	it('a window of 0 turns the memory off', async () => {
 		const { url, starts } = await serve({ options: { duplicateWindowSeconds: 0 } });
 		await post(url, report('T11'));

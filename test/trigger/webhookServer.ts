@@ -8,7 +8,7 @@ import { join } from 'node:path';
 process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'n8n-webhook-'));
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
-import { WebhookContext } from 'n8n-core';
+import { HookContext, WebhookContext } from 'n8n-core';
 import {
 	NodeHelpers,
 	Workflow,
@@ -144,7 +144,8 @@ function answer(response: ServerResponse, status: number, body: IDataObject) {
 	response.end(JSON.stringify(body));
 }
 
-export async function serveWebhook(type: INodeType, parameters: INodeParameters, options: ServeOptions = {}): Promise<WebhookServer> {
+/** The node in its workflow, loaded as n8n loads a saved workflow (parameter defaults filled in). */
+function workflowOf(type: INodeType, parameters: INodeParameters, options: ServeOptions) {
 	const mode = options.mode ?? 'webhook';
 	const webhookDescription = type.description.webhooks?.[0];
 	if (!webhookDescription) throw new Error(`${type.description.name} has no webhook`);
@@ -168,8 +169,48 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 		staticData: options.staticData ?? {},
 		settings: { executionOrder: 'v1' },
 	});
-	// The path may be an expression of the node's parameters (the trigger's token from 1.2): resolved as n8n resolves it.
+	// The path may be an expression of the node's parameters (the trigger's token from 1.2): resolved as n8n resolves it when it registers the webhook.
 	const path = `${node.webhookId}/${String(workflow.expression.getSimpleParameterValue(node, webhookDescription.path, mode, {}))}`;
+	return { mode, webhookDescription, node, workflow, path };
+}
+
+const ADDITIONAL_DATA = {
+	variables: {},
+	restApiUrl: 'http://127.0.0.1:5678/rest',
+	instanceBaseUrl: 'http://127.0.0.1:5678/',
+	webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+	webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+	webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+	formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+};
+
+/**
+ * Publishing the workflow (or listening on the Test URL), as n8n's createWebhookIfNotExists does:
+ * the node's checkExists, then create, each with n8n-core's HookContext. Resolves to the path n8n
+ * would register; rejects with what the node threw.
+ */
+export async function publishWebhook(type: INodeType, parameters: INodeParameters, options: ServeOptions = {}): Promise<string> {
+	const { mode, webhookDescription, node, workflow, path } = workflowOf(type, parameters, options);
+	const additionalData = ADDITIONAL_DATA as unknown as IWorkflowExecuteAdditionalData;
+	const webhookData: IWebhookData = {
+		httpMethod: 'POST',
+		node: node.name,
+		path,
+		webhookDescription,
+		workflowId: workflow.id,
+		workflowExecuteAdditionalData: additionalData,
+		webhookId: node.webhookId,
+		isTest: mode === 'manual',
+	};
+	const methods = type.webhookMethods?.[webhookDescription.name];
+	if (!methods) throw new Error(`${type.description.name} has no webhook methods`);
+	const context = () => new HookContext(workflow, node, additionalData, mode, mode === 'manual' ? 'manual' : 'activate', webhookData);
+	if (!(await methods.checkExists.call(context()))) await methods.create.call(context());
+	return path;
+}
+
+export async function serveWebhook(type: INodeType, parameters: INodeParameters, options: ServeOptions = {}): Promise<WebhookServer> {
+	const { mode, webhookDescription, node, workflow, path } = workflowOf(type, parameters, options);
 	const starts: INodeExecutionData[][][] = [];
 	const failures: Error[] = [];
 	const logs: WebhookServer['logs'] = [];
@@ -187,13 +228,7 @@ export async function serveWebhook(type: INodeType, parameters: INodeParameters,
 		const additionalData = {
 			httpRequest: request,
 			httpResponse: expressResponse(response),
-			variables: {},
-			restApiUrl: 'http://127.0.0.1:5678/rest',
-			instanceBaseUrl: 'http://127.0.0.1:5678/',
-			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-			webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
-			webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-			formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+			...ADDITIONAL_DATA,
 		} as unknown as IWorkflowExecuteAdditionalData;
 		const webhookData: IWebhookData = {
 			httpMethod: 'POST',

@@ -3,14 +3,17 @@ import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { SMS_TASK_STATUS } from '../gateway/catalog';
 import type { DurableStore, StoreWrite } from './durableStore';
 import { openDurableStore } from './openStore';
+import { entryOf, ownerOfReport, readTaskSends, writeTaskSends, type ReportedBy, type SendRecord, type SendToRecord, type TaskSends } from './taskSends';
+
+export type { ReportedBy, SendRecord, SendToRecord } from './taskSends';
 
 /**
  * Sends by task ID, in the durable store: what an SMS Trigger needs to tie a delivery report to its
  * send (the Reference, the send's workflow and execution), and what Check Pending Deliveries needs
- * to find the sends whose final report never arrived. Per send one record under its task ID, and
- * per credential and minute an index of the task IDs sent in it (what Check Pending reads): a
- * count of its parts, and parts of at most PART_IDS task IDs each. The gateway's task IDs name one
- * task each; the store hashes every key name.
+ * to find the sends whose final report never arrived. Per task ID one value holding each account's
+ * send (store/taskSends.ts: accounts may get the same task ID), and per account and minute an index
+ * of the task IDs it sent in it (what Check Pending reads): a count of its parts, and parts of at
+ * most PART_IDS task IDs each. The store hashes every key name.
  */
 
 const HOUR_MS = 3_600_000;
@@ -18,27 +21,6 @@ const HOUR_MS = 3_600_000;
 export const KEEP_SENDS_MS = 72 * HOUR_MS;
 /** The longest reference kept: a record is read whole by every report, so it stays small. */
 export const MAX_REFERENCE_CHARS = 1_000;
-
-export interface SendToRecord {
-	taskId: string;
-	/** The send's Reference option, or null when it had none. */
-	reference: string | null;
-	workflowId: string;
-	executionId: string;
-}
-
-/** Who first saw a task's final status: an SMS Trigger, Send and Check Delivery, or Check Pending Deliveries. */
-export type ReportedBy = 'trigger' | 'sendAndCheck' | 'checkPending';
-
-export interface SendRecord extends Partial<SendToRecord> {
-	taskId: string;
-	/** Store clock, ms since the epoch. Absent on a report that arrived before its send was recorded. */
-	sentAt?: number;
-	keepUntil: number;
-	reportedAt?: number;
-	reportedBy?: ReportedBy;
-	reportedStatus?: number;
-}
 
 /**
  * The store these records live in: the one the SMS Trigger sees. A trigger has no credential, so the
@@ -89,17 +71,6 @@ function readPartCount(value: string | undefined): number {
 	return Number.isSafeInteger(count) && count > 0 ? count : 0;
 }
 
-/** A record another version wrote, or damaged, reads as absent: a report then simply has no reference. */
-function readRecord(value: string | undefined, taskId: string): SendRecord | undefined {
-	if (value === undefined) return undefined;
-	try {
-		const record = JSON.parse(value) as SendRecord;
-		return typeof record === 'object' && record !== null && record.taskId === taskId && typeof record.keepUntil === 'number' ? record : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
 function readTaskIds(value: string | undefined): string[] {
 	if (value === undefined) return [];
 	try {
@@ -110,16 +81,32 @@ function readTaskIds(value: string | undefined): string[] {
 	}
 }
 
-const writeRecord = (record: SendRecord, now: number): StoreWrite => ({
-	key: taskKey(record.taskId),
-	value: JSON.stringify(record),
-	ttlMs: Math.max(1, record.keepUntil - now),
-});
+/** Puts an account's record back where entryOf found it: its own entry, or the record from before entries. */
+function withEntry(sends: TaskSends, account: string, record: SendRecord): TaskSends {
+	if (sends.accounts[account] === undefined && sends.unowned !== undefined && sends.unowned === entryOf(sends, account)) return { ...sends, unowned: record };
+	return { ...sends, accounts: { ...sends.accounts, [account]: record } };
+}
+
+/**
+ * An account's record of a new send, from what the task's value held: its own entry (a re-run of
+ * the same send keeps its first time), a report that arrived before any account recorded it (taken
+ * over), or this same send recorded before entries were kept per account (moved into the entry).
+ */
+function recordedSend(sends: TaskSends, account: string, send: SendToRecord, now: number, keepUntil: number): TaskSends {
+	const unowned = sends.unowned;
+	const earlyReport = unowned?.sentAt === undefined ? unowned : undefined;
+	const sameSendBefore = unowned?.sentAt !== undefined && unowned.executionId === send.executionId && unowned.workflowId === send.workflowId ? unowned : undefined;
+	const before = sends.accounts[account] ?? sameSendBefore;
+	const taken = earlyReport ?? sameSendBefore;
+	const record: SendRecord = { ...earlyReport, ...before, ...send, sentAt: before?.sentAt ?? now, keepUntil: Math.max(before?.keepUntil ?? 0, keepUntil) };
+	return { taskId: sends.taskId, accounts: { ...sends.accounts, [account]: record }, ...(taken || !unowned ? {} : { unowned }) };
+}
 
 /**
  * Records sends of one credential (`account`, a hash without the appCode) in one update: each
- * task's record, and its ID in the last part of the current minute's index (a new part when that
- * one is full). A report that reached a trigger before its send was recorded stays marked.
+ * task's record in the account's entry, and its ID in the last part of the current minute's index
+ * (a new part when that one is full). A report that reached a trigger before its send was recorded
+ * stays marked.
  */
 export async function recordSends(store: DurableStore, account: string, sends: readonly SendToRecord[], keepMs = KEEP_SENDS_MS): Promise<void> {
 	if (sends.length === 0) return;
@@ -153,10 +140,8 @@ export async function recordSends(store: DurableStore, account: string, sends: r
 			writes.push({ key: countKey, value: String(written + 1), ttlMs });
 			const keepUntil = now + keep;
 			taskIds.forEach((taskId, index) => {
-				const before = readRecord(values[index], taskId);
-				const send = byTask.get(taskId) as SendToRecord;
-				// A re-run (Retry On Fail) records the same send again: its first time stays.
-				writes.push(writeRecord({ ...before, ...send, sentAt: before?.sentAt ?? now, keepUntil: Math.max(before?.keepUntil ?? 0, keepUntil) }, now));
+				const recorded = recordedSend(readTaskSends(values[index], taskId, now), account, byTask.get(taskId) as SendToRecord, now, keepUntil);
+				writes.push(writeTaskSends(taskKey(taskId), recorded, now));
 			});
 			return { writes, result: { written: true, part: written } };
 		});
@@ -168,10 +153,21 @@ export async function recordSends(store: DurableStore, account: string, sends: r
 	throw new Error(`the delivery records' index of ${new Date(list * LIST_SPAN_MS).toISOString().slice(0, 16)} kept changing under this save; it was tried ${PART_TRIES} times`);
 }
 
-/** What the store knows of each task, without marking anything (a trigger on its Test URL). */
-export async function readSends(store: DurableStore, taskIds: readonly string[]): Promise<Map<string, SendRecord | undefined>> {
-	const values = await store.read(taskIds.map(taskKey));
-	return new Map(taskIds.map((taskId, index) => [taskId, readRecord(values[index], taskId)]));
+/**
+ * What the store knows of each task, without marking anything: one account's send, or, without an
+ * account (the SMS Trigger on its Test URL), the send of the one account that has the task (none
+ * when several have).
+ */
+export async function readSends(store: DurableStore, taskIds: readonly string[], account?: string): Promise<Map<string, SendRecord | undefined>> {
+	const [values, now] = await Promise.all([store.read(taskIds.map(taskKey)), store.now()]);
+	return new Map(
+		taskIds.map((taskId, index) => {
+			const sends = readTaskSends(values[index], taskId, now);
+			if (account !== undefined) return [taskId, entryOf(sends, account)];
+			const owner = ownerOfReport(sends);
+			return [taskId, owner.kind === 'ambiguous' ? undefined : owner.record];
+		}),
+	);
 }
 
 export interface MarkedReport {
@@ -179,17 +175,39 @@ export interface MarkedReport {
 	before: SendRecord | undefined;
 	/** True when no one had marked this task's final status before. */
 	first: boolean;
+	/** Several accounts sent this task ID and the report named none: nothing was marked or looked up. */
+	ambiguous?: boolean;
+}
+
+type ReportMark = Pick<SendRecord, 'reportedAt' | 'reportedBy' | 'reportedStatus'>;
+
+/** One task's value after its final status was seen, with what was known before. */
+function markedSends(sends: TaskSends, account: string | undefined, mark: ReportMark, now: number): { sends?: TaskSends; marked: MarkedReport } {
+	const owner = account === undefined ? ownerOfReport(sends) : undefined;
+	if (owner?.kind === 'ambiguous') return { marked: { before: undefined, first: false, ambiguous: true } };
+	const before = account === undefined ? owner?.record : entryOf(sends, account);
+	if (before?.reportedAt !== undefined) return { marked: { before, first: false } };
+	const record: SendRecord = { ...before, taskId: sends.taskId, keepUntil: before?.keepUntil ?? now + KEEP_SENDS_MS, ...mark };
+	const marked = { before, first: true };
+	if (account !== undefined) return { sends: withEntry(sends, account, record), marked };
+	if (owner?.kind === 'account') return { sends: withEntry(sends, owner.account, record), marked };
+	// The send of a time before entries, or no send yet: the next account to record the task takes the mark over.
+	if (owner?.kind === 'earlier' || before === undefined) return { sends: { ...sends, unowned: record }, marked };
+	return { marked };
 }
 
 /**
  * Marks the final status of tasks as seen, in one update, and hands back what was known of each
- * send. A task the store does not know gets a record of its report only, so a send recorded later
- * is not listed as pending.
+ * send. `account` is the credential's account (Send and Check, Check Pending); the SMS Trigger has
+ * none and marks the send of the one account that has the task (nothing when several have). A task
+ * the store does not know gets a record of its report only, so a send recorded later is not listed
+ * as pending.
  */
 export async function markReported(
 	store: DurableStore,
 	reports: ReadonlyArray<{ taskId: string; status: number }>,
 	by: ReportedBy,
+	account?: string,
 ): Promise<Map<string, MarkedReport>> {
 	const taskIds = [...new Set(reports.map((report) => report.taskId))];
 	if (taskIds.length === 0) return new Map();
@@ -198,19 +216,35 @@ export async function markReported(
 		const writes: StoreWrite[] = [];
 		const result = new Map<string, MarkedReport>();
 		taskIds.forEach((taskId, index) => {
-			const before = readRecord(values[index], taskId);
-			const first = before?.reportedAt === undefined;
-			result.set(taskId, { before, first });
-			if (!first) return;
-			const keepUntil = before?.keepUntil ?? now + KEEP_SENDS_MS;
-			writes.push(writeRecord({ ...before, taskId, keepUntil, reportedAt: now, reportedBy: by, reportedStatus: statusOf.get(taskId) }, now));
+			const mark = { reportedAt: now, reportedBy: by, reportedStatus: statusOf.get(taskId) };
+			const { sends, marked } = markedSends(readTaskSends(values[index], taskId, now), account, mark, now);
+			result.set(taskId, marked);
+			if (sends) writes.push(writeTaskSends(taskKey(taskId), sends, now));
 		});
 		return { writes, result };
 	});
 }
 
+/**
+ * Check Pending Deliveries asked about these sends and they are still pending: each moves to the
+ * back of the account's queue, so the next run asks about the others first.
+ */
+export async function markChecked(store: DurableStore, account: string, taskIds: readonly string[]): Promise<void> {
+	const unique = [...new Set(taskIds)];
+	if (unique.length === 0) return;
+	await store.update(unique.map(taskKey), (values, now) => ({
+		writes: unique.flatMap((taskId, index) => {
+			const sends = readTaskSends(values[index], taskId, now);
+			const record = entryOf(sends, account);
+			if (!record || record.reportedAt !== undefined) return [];
+			return [writeTaskSends(taskKey(taskId), withEntry(sends, account, { ...record, checkedAt: now }), now)];
+		}),
+		result: undefined,
+	}));
+}
+
 export interface PendingSends {
-	/** Oldest first, at most `max`. */
+	/** At most `max`, the least recently asked about first (see markChecked). */
 	sends: SendRecord[];
 	/** Pending sends left for a later run because of `max`. */
 	more: number;
@@ -228,7 +262,7 @@ export async function listPendingSends(store: DurableStore, account: string, sin
 	const parts = lists.flatMap((list, index) => Array.from({ length: readPartCount(counts[index]) }, (_, part) => ({ list, key: partKey(account, list, part) })));
 	const values = await store.read(parts.map(({ key }) => key));
 	const listed = parts.map((part, index) => ({ ...part, taskIds: readTaskIds(values[index]) })).filter(({ taskIds }) => taskIds.length > 0);
-	const records = await readSends(store, [...new Set(listed.flatMap(({ taskIds }) => taskIds))]);
+	const records = await readSends(store, [...new Set(listed.flatMap(({ taskIds }) => taskIds))], account);
 
 	const settled = new Set<string>();
 	const pending: SendRecord[] = [];
@@ -250,7 +284,10 @@ export async function listPendingSends(store: DurableStore, account: string, sin
 			result: undefined,
 		}));
 	}
-	pending.sort((a, b) => (a.sentAt ?? 0) - (b.sentAt ?? 0));
+	// A queue: first the sends asked about least recently (a send never asked about counts from when it was sent), so
+	// messages still sending at the front cannot keep the ones behind them from being asked about.
+	const turn = (record: SendRecord) => record.checkedAt ?? record.sentAt ?? 0;
+	pending.sort((a, b) => turn(a) - turn(b) || (a.sentAt ?? 0) - (b.sentAt ?? 0));
 	return { sends: pending.slice(0, max), more: Math.max(0, pending.length - max) };
 }
 

@@ -7,10 +7,11 @@ import { countedCall, type BillKind } from '../../../shared/money/bill';
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
 import type { DurableStore } from '../../../shared/store/durableStore';
-import { isFinalStatus, KEEP_SENDS_MS, listPendingSends, markReported, openDeliveryStore, type SendRecord } from '../../../shared/store/sendsByTask';
+import { isFinalStatus, KEEP_SENDS_MS, listPendingSends, markChecked, markReported, openDeliveryStore, type SendRecord } from '../../../shared/store/sendsByTask';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { presentTask } from '../../../shared/output/smsObjects';
+import { chinaItemTime } from '../../../DataGatewaySmsTrigger/listening';
 
 /** Free status queries, counted in the run's bill hint. */
 export const bill: BillKind = 'smsStatus';
@@ -57,7 +58,7 @@ export const description: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 500,
-				description: 'The most messages to ask about in one run, oldest first; the rest wait for the next run. Each is one free status query, within the credential\'s rate limit.',
+				description: 'The most messages to ask about in one run, those asked about least recently first; the rest wait for the next run. Each is one free status query, within the credential\'s rate limit.',
 			},
 			{
 				displayName: 'Skip Messages Younger Than (Minutes)',
@@ -94,8 +95,15 @@ function readPlan(ctx: IExecuteFunctions, itemIndex: number): CheckPlan {
 	return { sinceMs: hours * 3_600_000, minAgeMs: minAge * 60_000, maxTasks };
 }
 
+/**
+ * From version 1.4 the item's own dates are China time with its zone, as the SMS Trigger (1.2) and
+ * the gateway's dates in the report write them; saved nodes keep UTC.
+ */
+export const CHINA_TIME_DATES_VERSION = 1.4;
+
 /** The item a caught-up report becomes: the SMS Trigger's report item, marked as found by this check. */
-function reportItem(task: SmsTask, record: SendRecord): IDataObject {
+function reportItem(task: SmsTask, record: SendRecord, chinaTime: boolean): IDataObject {
+	const time = (instant: Date) => (chinaTime ? chinaItemTime(instant) : instant.toISOString());
 	return {
 		event: 'report',
 		action: 'report',
@@ -103,9 +111,9 @@ function reportItem(task: SmsTask, record: SendRecord): IDataObject {
 		reference: record.reference ?? null,
 		sendWorkflowId: record.workflowId ?? null,
 		sendExecutionId: record.executionId ?? null,
-		sentAt: record.sentAt === undefined ? null : new Date(record.sentAt).toISOString(),
+		sentAt: record.sentAt === undefined ? null : time(new Date(record.sentAt)),
 		caughtUp: true,
-		receivedAt: new Date().toISOString(),
+		receivedAt: time(new Date()),
 	};
 }
 
@@ -126,6 +134,7 @@ async function checkPending(ctx: IExecuteFunctions, client: GatewayClient, store
 	tallies.push(tally);
 	const options = callOptions(ctx);
 	const finals: Array<{ task: SmsTask; record: SendRecord }> = [];
+	const stillPending: string[] = [];
 	const errors: unknown[] = [];
 	let next = 0;
 	const worker = async () => {
@@ -134,10 +143,14 @@ async function checkPending(ctx: IExecuteFunctions, client: GatewayClient, store
 			try {
 				const task = (await countedCall(ctx, async () => await client.call('smsStatus', { id: record.taskId }, smsTaskSchema, options))).data;
 				if (isFinalStatus(task.status)) finals.push({ task, record });
-				else tally.stillSending++;
+				else {
+					tally.stillSending++;
+					stillPending.push(record.taskId);
+				}
 			} catch (error) {
 				errors.push(error);
 				tally.failed++;
+				stillPending.push(record.taskId);
 			}
 		}
 	};
@@ -146,11 +159,14 @@ async function checkPending(ctx: IExecuteFunctions, client: GatewayClient, store
 	// Every query failed: the gateway or the credential is the problem, so the item fails and says so.
 	if (errors.length === sends.length && sends.length > 0) throw errors[0];
 
+	// Asked about and still pending: to the back of the queue, so the next run asks about the others first.
+	await markChecked(store, client.accountKey, stillPending);
 	// Claimed in one update: a report that reached a trigger meanwhile, or another run's check, is not output twice.
-	const claimed = await markReported(store, finals.map(({ task, record }) => ({ taskId: record.taskId, status: task.status as number })), 'checkPending');
+	const claimed = await markReported(store, finals.map(({ task, record }) => ({ taskId: record.taskId, status: task.status as number })), 'checkPending', client.accountKey);
 	const output = finals.filter(({ record }) => claimed.get(record.taskId)?.first).sort((a, b) => (a.record.sentAt ?? 0) - (b.record.sentAt ?? 0));
 	tally.final = output.length;
-	return output.map(({ task, record }) => reportItem(task, record));
+	const chinaTime = ctx.getNode().typeVersion >= CHINA_TIME_DATES_VERSION;
+	return output.map(({ task, record }) => reportItem(task, record, chinaTime));
 }
 
 function addHints(ctx: IExecuteFunctions, store: DurableStore | undefined, tallies: CheckTally[]) {

@@ -93,7 +93,7 @@ export class DeliveryLog {
 	async markFinal(reports: Array<{ taskId: string; status: number }>): Promise<void> {
 		if (reports.length === 0) return;
 		try {
-			await markReported(await this.openStore(), reports, 'sendAndCheck');
+			await markReported(await this.openStore(), reports, 'sendAndCheck', this.account);
 		} catch (error) {
 			this.markFailure ??= reasonOf(error);
 		}
