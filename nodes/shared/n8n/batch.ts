@@ -2,7 +2,7 @@
  * The batch runner of the operations that work item by item. A Batch holds, per input item, its
  * plan (its parameters read and checked), then its answer or its error; callEach makes the calls
  * with bounded concurrency, identical questions sharing one answer. The operation presents the
- * answers afterwards (lookupRun.ts presentItems; outputEach for the rest).
+ * answers afterwards (its own present step, as lookupRun.ts presentItems, or outputEach).
  */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
