@@ -65,7 +65,12 @@ export class LookupCalls<P extends Params, A> implements ItemCalls<LookupPlan<P>
 
 	/** Call the gateway, then keep the answer for later executions when the item asks for it. */
 	async ask(plan: LookupPlan<P>): Promise<Answered<A>> {
-		const { client, definition, options, ctx, hints } = this.lookup;
+		const data = await this.callGateway(plan);
+		return plan.reuseMs > 0 ? await this.keepAnswer(plan, data) : data;
+	}
+
+	private async callGateway(plan: LookupPlan<P>): Promise<A> {
+		const { client, definition, options, ctx } = this.lookup;
 		let data: A;
 		try {
 			data = (await client.call(definition.operation, plan.params, definition.schema, options)).data;
@@ -76,8 +81,12 @@ export class LookupCalls<P extends Params, A> implements ItemCalls<LookupPlan<P>
 		}
 		countCall(ctx);
 		this.attempted++;
-		if (plan.reuseMs <= 0) return data;
-		const answeredAt = await keepForLater(hints, plan.question, data, plan.reuseMs, 'this answer');
+		return data;
+	}
+
+	/** Keep answers (Reuse Answers For): the answer dated by the store, or as it is when the store failed (the hint says so). */
+	private async keepAnswer(plan: LookupPlan<P>, data: A): Promise<Answered<A>> {
+		const answeredAt = await keepForLater(this.lookup.hints, plan.question, data, plan.reuseMs, 'this answer');
 		return answeredAt === undefined ? data : new DatedAnswer(data, answeredAt, false);
 	}
 }
