@@ -1,6 +1,6 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
@@ -16,8 +16,7 @@ export class DataGatewayEnterprise implements INodeType {
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },
 		group: ['transform'],
-		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
-		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		subtitle: OPERATION_SUBTITLE,
 		documentationUrl: readmeUrl('data-gateway-enterprise'),
 		description: 'Look up company registration details and software copyright registrations',
 		defaults: { name: 'Data Gateway Enterprise' },
@@ -36,7 +35,5 @@ export class DataGatewayEnterprise implements INodeType {
 
 	methods = gatewayMethods;
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = executeByRouter(router);
 }

@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
-import { gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
@@ -18,8 +18,7 @@ export class DataGatewaySms implements INodeType {
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
 		group: ['output'],
-		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
-		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		subtitle: OPERATION_SUBTITLE,
 		documentationUrl: readmeUrl('data-gateway-sms'),
 		description:
 			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
@@ -37,7 +36,7 @@ export class DataGatewaySms implements INodeType {
 				'data-gateway-sms',
 			),
 			{
-				displayName: `Each item is texted at most once: Retry On Fail and retried executions do not send it twice. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
+				displayName: `Each item is texted at most once: Retry On Fail does not send it twice, nor does a retried execution while Options > Repeat Window (Minutes) is above 0. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
 				name: 'atMostOnceNotice',
 				type: 'notice',
 				default: '',
@@ -51,7 +50,5 @@ export class DataGatewaySms implements INodeType {
 
 	methods = { ...gatewayMethods, resourceMapping: { [TEMPLATE_VARIABLES_METHOD]: templateVariableFields } };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = executeByRouter(router);
 }

@@ -1,6 +1,6 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
 import { TELEPHONE_FREE_DAILY_CALLS } from '../shared/gateway/catalog';
@@ -46,7 +46,5 @@ export class DataGatewayTelephone implements INodeType {
 
 	methods = gatewayMethods;
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = executeByRouter(router);
 }

@@ -1,6 +1,6 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { gatewayMethods, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_2, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import { router } from './actions/router';
 import { PRICES_YUAN } from '../shared/gateway/catalog';
 import { priceNotice } from '../shared/n8n/priceNotice';
@@ -16,8 +16,7 @@ export class DataGatewayVehicle implements INodeType {
 		name: 'dataGatewayVehicle',
 		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },
 		group: ['transform'],
-		// Every node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
-		subtitle: '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}',
+		subtitle: OPERATION_SUBTITLE,
 		documentationUrl: readmeUrl('data-gateway-vehicle'),
 		description: 'Look up traffic violations and vehicle registration details by plate number',
 		defaults: { name: 'Data Gateway Vehicle' },
@@ -36,7 +35,5 @@ export class DataGatewayVehicle implements INodeType {
 
 	methods = gatewayMethods;
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = executeByRouter(router);
 }

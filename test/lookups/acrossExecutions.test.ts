@@ -196,6 +196,16 @@ describe('Copyright listings: pages reused across executions, only new records',
 		// The one cost column still adds up to what the item paid: two pages.
 		expect(Math.round(longer.json().reduce((sum, record) => sum + Number(record.costYuan), 0) * 10000) / 10000).toBe(0.4);
 	});
+
+	it('Only New Records: two items of one company with different limits in one run each output their new records, and all of them count as output', async () => {
+		const parameters = { ...listing('many works 两项', { onlyNewRecords: true, startOver: true }), limit: '={{ $json.limit }}' };
+		const first = await execute(enterprise, parameters, [{ limit: 10 }, { limit: 15 }]);
+		const perItem = (result: WorkflowRunResult) => [0, 1].map((input) => result.items().filter((item) => (item.pairedItem as { item: number }).item === input).length);
+		expect(perItem(first)).toEqual([10, 15]);
+		expect(hints(first)).toContain('2 paid calls, 0.4 yuan; 1 page answered without a new call; 2 companies checked, 2 with new records');
+		const again = await execute(enterprise, { ...parameters, options: { onlyNewRecords: true } }, [{ limit: 15 }]);
+		expect(again.json()).toEqual([]);
+	});
 });
 
 describe('Only When Changed: registration and telephone output an answer unlike the last one', () => {

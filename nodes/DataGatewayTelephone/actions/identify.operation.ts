@@ -5,6 +5,7 @@ import { telephoneIdentitySchema, type TelephoneIdentity } from '../../shared/ga
 import { flagFromIszhapian, htmlToText, toCount } from '../../shared/output/convert';
 import { friendlyTelephone } from '../../shared/output/friendly';
 import { lookupOperation } from '../../shared/n8n/lookupOperation';
+import type { ItemInput } from '../../shared/n8n/parameters';
 import { fingerprint } from '../../shared/lookups/onlyNew';
 
 /** Smoothed output: a boolean flag, plain-text description and a numeric report count. */
@@ -15,6 +16,13 @@ export function simplifyIdentity(identity: TelephoneIdentity): IDataObject {
 		rpt_cnt: toCount(identity.rpt_cnt),
 		countDescText: htmlToText(identity.countDesc),
 	} as IDataObject;
+}
+
+/** The item's request: the number, normalised and checked. */
+export function identifyRequest(item: ItemInput) {
+	const phone = checkTelephoneNumber(item.read('phoneNumber', ''));
+	if (!phone.ok) throw item.fail('Phone Number', phone.value, 'Enter a mobile number like 13800138000 or a landline with area code like 010-12345678.');
+	return { tel: phone.value };
 }
 
 /** Free within the daily quota, so answers are shared across the whole execution like paid ones. */
@@ -32,15 +40,11 @@ export const { description, execute, bill } = lookupOperation({
 				'A mainland mobile number (11 digits), or a landline with its area code. Spaces and dashes are removed, and a +86 or 0086 prefix too (a landline then gets back the 0 of its area code, e.g. +86 10 12345678 becomes 01012345678).',
 		},
 	],
-	request: (read, fail) => {
-		const phone = checkTelephoneNumber(read('phoneNumber', ''));
-		if (!phone.ok) throw fail('Phone Number', phone.value, 'Enter a mobile number like 13800138000 or a landline with area code like 010-12345678.');
-		return { tel: phone.value };
-	},
+	request: identifyRequest,
 	schema: telephoneIdentitySchema,
 	simplified: { v1: simplifyIdentity, friendly: friendlyTelephone },
 	// Joins by value need the number as the user wrote it (021-12345678), not only the normalised 02112345678.
-	asGiven: (read) => ({ phoneAsGiven: String(read('phoneNumber', '')) }),
+	asGiven: (item) => ({ phoneAsGiven: String(item.read('phoneNumber', '')) }),
 	shareAcrossExecution: true,
 	dailyQuota: true,
 	news: {

@@ -6,9 +6,11 @@
  * generation: what was seen before is no longer read, and expires.
  */
 import { createHash } from 'node:crypto';
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
+import { noteLookupRun } from '../money/bill';
 import type { DurableStore } from '../store/durableStore';
+import type { StoreHints } from './storeHints';
 
 export const SEEN_DAYS = 90;
 const SEEN_TTL_MS = SEEN_DAYS * 24 * 3_600_000;
@@ -115,4 +117,42 @@ function parseState(value: string | undefined): SeenState {
 	} catch {
 		return { seen: [], last: [] };
 	}
+}
+
+/** One item that asked for only what is new: its question and the fingerprints of its answer. */
+export interface NewsQuestion {
+	question: string;
+	prints: string[];
+	startOver: boolean;
+}
+
+/**
+ * Take what is new, for every lookup (the paged copyright listing too): one update of the node's
+ * seen-state for the whole run, then the bill counts the items checked and those with news.
+ * Returns, per question, the fingerprints new to this node. Items with the same question share
+ * it: what either of them holds is recorded.
+ */
+export async function takeWhatIsNew(ctx: IExecuteFunctions, hints: StoreHints, rule: Pick<NewsRule<unknown>, 'kind' | 'option' | 'bill'>, items: NewsQuestion[]): Promise<Map<string, Set<string>>> {
+	const answers = new Map<string, string[]>();
+	for (const { question, prints } of items) {
+		const known = answers.get(question);
+		answers.set(question, known ? [...new Set([...known, ...prints])] : prints);
+	}
+	const startOver = items.some((item) => item.startOver);
+	let where = 'the store';
+	const taken = await hints
+		.open()
+		.then(async (store) => {
+			where = store.label;
+			return await takeNews(store, nodeScope(ctx), rule.kind, answers, { startOver, retry: ctx.getMode() === 'retry' });
+		})
+		.catch((error: unknown) => {
+			throw new NodeOperationError(ctx.getNode(), `${rule.option.displayName} could not read what this node output before, in ${where}: ${error instanceof Error ? error.message : String(error)}`, {
+				description: 'Nothing was output, so nothing is reported twice. The answers are kept for this execution: Retry On Fail does not pay for them again.',
+			});
+		});
+	const fresh = new Map([...taken].map(([question, prints]) => [question, new Set(prints)]));
+	const withNews = items.filter((item) => (fresh.get(item.question)?.size ?? 0) > 0).length;
+	noteLookupRun(ctx, { news: { checked: items.length, withNews, words: rule.bill } });
+	return fresh;
 }

@@ -4,9 +4,13 @@
  * gateway billed and that fit their schema are kept: a refusal, a failure or a misshapen answer
  * never reaches `keepAnswer`.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { z } from 'zod/v4';
 
+import { parseAnswer } from '../gateway/schemas/fastParse';
 import type { DurableStore } from '../store/durableStore';
+import { chinaIso } from './chinaTime';
+import type { StoreHints } from './storeHints';
 
 export const REUSE_OPTION: INodeProperties = {
 	displayName: 'Reuse Answers For (Hours)',
@@ -25,7 +29,7 @@ export function reuseWindowMs(hours: unknown): number {
 	return Number.isFinite(number) && number > 0 ? number * 3_600_000 : 0;
 }
 
-export interface KeptAnswer {
+export interface StoredAnswer {
 	data: unknown;
 	/** The store's clock when the gateway answered. */
 	answeredAt: number;
@@ -35,15 +39,15 @@ export interface KeptAnswer {
 const answerKey = (questionKey: string) => `lookup-answer|${questionKey}`;
 
 /** The kept answers of these questions that are younger than each question's window. */
-export async function readKeptAnswers(store: DurableStore, windows: Map<string, number>): Promise<Map<string, KeptAnswer>> {
+export async function readKeptAnswers(store: DurableStore, windows: Map<string, number>): Promise<Map<string, StoredAnswer>> {
 	const questions = [...windows.keys()];
 	const [values, now] = await Promise.all([store.read(questions.map(answerKey)), store.now()]);
-	const kept = new Map<string, KeptAnswer>();
+	const kept = new Map<string, StoredAnswer>();
 	questions.forEach((question, index) => {
 		const value = values[index];
 		if (value === undefined) return;
 		try {
-			const parsed = JSON.parse(value) as Partial<KeptAnswer>;
+			const parsed = JSON.parse(value) as Partial<StoredAnswer>;
 			if (typeof parsed.answeredAt === 'number' && 'data' in parsed && now - parsed.answeredAt <= (windows.get(question) ?? 0)) {
 				kept.set(question, { data: parsed.data, answeredAt: parsed.answeredAt });
 			}
@@ -58,4 +62,30 @@ export async function readKeptAnswers(store: DurableStore, windows: Map<string, 
 export async function keepAnswer(store: DurableStore, questionKey: string, data: unknown, windowMs: number): Promise<number> {
 	const key = answerKey(questionKey);
 	return await store.update([key], (_values, now) => ({ writes: [{ key, value: JSON.stringify({ answeredAt: now, data }), ttlMs: windowMs }], result: now }));
+}
+
+/**
+ * Take kept answers: the answers under these keys younger than each key's window, checked against
+ * the schema again (the store may hold what an older version of the package kept). A store that
+ * fails costs the reuse, never the run: the hint says so and every key is asked again.
+ */
+export async function takeKeptAnswers<Answer>(hints: StoreHints, schema: z.ZodType<Answer>, windows: Map<string, number>, asked: string): Promise<Map<string, { answer: Answer; answeredAt: number }>> {
+	const taken = new Map<string, { answer: Answer; answeredAt: number }>();
+	if (windows.size === 0) return taken;
+	const found = await hints.attempt('Reuse Answers For', `the ${asked} were asked again`, async (store) => await readKeptAnswers(store, windows));
+	for (const [key, { data, answeredAt }] of found ?? []) {
+		const parsed = parseAnswer(schema, data);
+		if (parsed.success) taken.set(key, { answer: parsed.data, answeredAt });
+	}
+	return taken;
+}
+
+/** Keep an answer for later executions; when it was answered, or undefined when the store failed (the hint says so). */
+export async function keepForLater(hints: StoreHints, key: string, data: unknown, windowMs: number, what: string): Promise<number | undefined> {
+	return await hints.attempt('Reuse Answers For', `${what} was not kept for later runs`, async (store) => await keepAnswer(store, key, data, windowMs));
+}
+
+/** The fields an item gets with Reuse Answers For: whether its answer came from an earlier execution, and when the gateway gave it. */
+export function reuseFields(reused: boolean, answeredAt: number | undefined): IDataObject {
+	return { reused, answeredAt: answeredAt === undefined ? null : chinaIso(answeredAt) };
 }

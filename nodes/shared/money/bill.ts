@@ -63,7 +63,7 @@ export function noteLookupRun(ctx: IExecuteFunctions, note: Pick<Tally, 'answere
 	Object.assign(tallyOf(ctx), note);
 }
 
-/** An item that reports a failed input item (from runForEachItem under Continue On Fail). */
+/** An item that reports a failed input item under Continue On Fail (n8n/errorItems.ts errorItem). */
 export const isErrorItem = (item: INodeExecutionData) => item.error !== undefined || (item.json.error !== undefined && Object.keys(item.json).every((key) => ['error', 'errorDescription', 'gatewayCode', 'message', 'details'].includes(key)));
 
 /** Input items that got an answer, and input items that failed. */

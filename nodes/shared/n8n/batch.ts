@@ -1,42 +1,29 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
+/**
+ * The batch runner of the operations that work item by item. A Batch holds, per input item, its
+ * plan (its parameters read and checked), then its answer or its error; callEach makes the calls
+ * with bounded concurrency, identical questions sharing one answer. The operation presents the
+ * answers afterwards (its own present step, as lookupRun.ts presentItems, or outputEach).
+ */
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { spendMeter } from '../transport/clientForNode';
-import { asNodeError, MisshapenAnswer } from '../errors/failures';
-import { describeCalls, priceOf, type SpendMeter } from '../money/spend';
-import { errorItemsKeepInput } from './description';
-import type { OperationName } from '../gateway/catalog';
+import { MisshapenAnswer } from '../errors/failures';
 import { executionMemory, runIdOf, sharedAnswer, type SharedAnswer } from '../state/executionMemory';
-import type { GatewayClient } from '../transport/gatewayClient';
+import { asItemError, errorItem, errorItemForm, wholeNodeRefusal, type ItemError } from './errorItems';
 
-export interface ItemWork<Plan, Result> {
-	/** Reads and checks the item's parameters. Throws (naming the field) before anything is paid. */
-	plan: (itemIndex: number) => Plan | Promise<Plan>;
-	/**
-	 * Identical questions share one gateway call. Paid lookups also share it across the whole
-	 * execution (so Retry On Fail does not pay again); `undefined` disables sharing for the item.
-	 */
-	shareKey?: (plan: Plan) => string | undefined;
-	/** Share answers with every run and node of the execution (implied by `paid`). */
-	shareAcrossExecution?: boolean;
-	/**
-	 * The paid operation each distinct question makes. Before the first call the distinct questions
-	 * not yet answered in this execution are checked against the credential's spending cap, and each
-	 * output item gets `costYuan`: the price on the first item of the run that asked, 0 on items that
-	 * reused an answer.
-	 */
-	paid?: { operation: OperationName; client: GatewayClient };
-	/**
-	 * Runs once after every item is checked and before the first call, with the plans still to call.
-	 * Returns the items it refuses (they become errors like failed checks).
-	 */
-	beforeCalls?: (plans: Map<number, Plan>) => Promise<Map<number, unknown> | void>;
-	execute: (plan: Plan, itemIndex: number) => Promise<Result>;
-	/** One or more output objects for the item; each is paired with the item. */
-	output: (result: Result, plan: Plan, itemIndex: number) => IDataObject | IDataObject[];
+/** What callEach asks of an operation for each item still waiting. */
+export interface ItemCalls<Plan, Answer> {
 	/** Items processed at once; the credential's limiter still bounds the gateway calls. */
-	concurrency: number;
+	readonly concurrency: number;
+	/**
+	 * Identical questions share one call: the item's question, or undefined for a call of its own.
+	 * Shared within this run, or with every run and node of the execution (`shareAcrossExecution`).
+	 */
+	shareKey?(plan: Plan): string | undefined;
+	readonly shareAcrossExecution?: boolean;
+	/** The item's call. A MisshapenAnswer it throws (code 0, billed) is the item's answer, kept like a good one. */
+	ask(plan: Plan, itemIndex: number): Promise<Answer>;
 }
 
 /**
@@ -46,198 +33,208 @@ export interface ItemWork<Plan, Result> {
  */
 const PLAN_SLICE_MS = 5;
 
-type ItemError = NodeApiError | NodeOperationError;
-
-const asItemError = (ctx: IExecuteFunctions, error: unknown, itemIndex: number): ItemError => asNodeError(ctx.getNode(), error, itemIndex);
-
-/** How failed items leave under Continue On Fail: see errorItem. */
-type ErrorItemForm = 'regular' | 'errorOutput' | 'errorOutputWithInput';
-
-function errorItemForm(ctx: IExecuteFunctions): ErrorItemForm {
-	if (errorItemsKeepInput(ctx.getNode())) return 'errorOutputWithInput';
-	return ctx.getNode().onError === 'continueErrorOutput' ? 'errorOutput' : 'regular';
-}
+const ANSWERED = 1;
+/** The answer came from a call this run made (not from an earlier run or node). */
+const CALLED_BY_RUN = 2;
 
 /**
- * A failed item under Continue On Fail. Under "Continue (using error output)" it carries `error`
- * (as n8n's own nodes set it), which sends it to the error output; n8n then shows the error's
- * message, description and context, and replaces the json by the message alone. From the versions
- * in ERROR_ITEMS_KEEP_INPUT_FROM it carries no `error` and its json only `error` and `message` (the
- * fix): n8n routes such an item to the error output and lays the input item's json beneath it, so
- * the error branch keeps the phone, plate or keyword. Under "Continue (regular output)" it carries
- * no `error`, for n8n would replace the json: the readable fields stay. The error is redacted by asNodeError.
+ * One run's items: each one's plan, then its answer or its error. Arrays by item rather than an
+ * object per item: a long batch holds them all until it is presented.
  */
-function errorItem(error: ItemError, itemIndex: number, form: ErrorItemForm): INodeExecutionData {
-	const pairedItem = { item: itemIndex };
-	if (form === 'errorOutputWithInput') return { json: error.description ? { error: error.message, message: error.description } : { error: error.message }, pairedItem };
-	const json: IDataObject = { error: error.message };
-	if (error.description) json.errorDescription = error.description;
-	const gatewayCode = error.context.gatewayCode;
-	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
-	return form === 'errorOutput' ? { json, error, pairedItem } : { json, pairedItem };
-}
+export class Batch<Plan, Answer = unknown> {
+	readonly node: INode;
+	readonly size: number;
+	readonly continueOnFail: boolean;
+	readonly plans: Array<Plan | undefined>;
+	readonly answers: Array<Answer | MisshapenAnswer | undefined>;
+	readonly errors: Array<ItemError | undefined>;
+	private readonly flags: Uint8Array;
+	private sliceStart = performance.now();
 
-/** The answer of a call that succeeded (code 0, billed) with data that did not fit the schema. */
-function misshapenAnswerIn(error: unknown): MisshapenAnswer | undefined {
-	return error instanceof MisshapenAnswer ? error : undefined;
-}
+	constructor(readonly ctx: IExecuteFunctions) {
+		// Read once: n8n's getNode() deep-copies the node at every call.
+		this.node = ctx.getNode();
+		this.size = ctx.getInputData().length;
+		this.continueOnFail = ctx.continueOnFail();
+		this.plans = new Array(this.size);
+		this.answers = new Array(this.size);
+		this.errors = new Array(this.size);
+		this.flags = new Uint8Array(this.size);
+	}
 
-/**
- * Runs one operation over every input item: all checks first, then the calls with bounded
- * concurrency and shared answers for identical questions. The output keeps input order, pairs
- * every item, and under Continue On Fail turns each failed item into an error item.
- */
-export async function runForEachItem<Plan, Result>(
-	ctx: IExecuteFunctions,
-	work: ItemWork<Plan, Result>,
-): Promise<INodeExecutionData[]> {
-	const items = ctx.getInputData();
-	const continueOnFail = ctx.continueOnFail();
-	const errorForm = errorItemForm(ctx);
-	const plans: Array<Plan | undefined> = new Array(items.length);
-	// An item's output: one item as it is (the usual case), several in an array. Held until every item is done.
-	const results: Array<INodeExecutionData | INodeExecutionData[] | undefined> = new Array(items.length);
+	/** Long batches give the event loop a turn now and then: n8n serves other work meanwhile. */
+	async giveTurn(): Promise<void> {
+		if (performance.now() - this.sliceStart < PLAN_SLICE_MS) return;
+		await sleep(0);
+		this.sliceStart = performance.now();
+	}
 
-	// Check every item before the first paid call: a bad item must not leave others half-paid.
-	let sliceStart = performance.now();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		// Long batches give the event loop a turn now and then: n8n serves other work meanwhile.
-		if (performance.now() - sliceStart >= PLAN_SLICE_MS) {
-			await sleep(0);
-			sliceStart = performance.now();
-		}
-		try {
-			// Most checks are synchronous: awaiting only a promise spares a microtask turn per item.
-			const plan = work.plan(itemIndex);
-			plans[itemIndex] = plan instanceof Promise ? await plan : plan;
-		} catch (error) {
-			const itemError = asItemError(ctx, error, itemIndex);
-			if (!continueOnFail) throw itemError;
-			results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
-		}
+	/** The item's error: it stops the node, unless Continue On Fail makes it the item's output. */
+	fail(itemIndex: number, error: unknown): void {
+		const itemError = this.record(itemIndex, error);
+		if (!this.continueOnFail) throw itemError;
+	}
+
+	/** Items refused before any call (each with its own error), in item order. */
+	refuse(refused: Map<number, unknown>): void {
+		for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) this.fail(itemIndex, error);
 	}
 
 	/**
 	 * A refusal of the whole node before any call (spending cap, send records): under Continue On
 	 * Fail every item still waiting becomes an error item, rather than n8n passing the input on.
 	 */
-	const failPending = (error: unknown) => {
-		if (!continueOnFail) throw error;
-		const node = ctx.getNode();
-		const message = error instanceof Error ? error.message : String(error);
-		const description = (error as { description?: unknown }).description;
-		for (let itemIndex = 0; itemIndex < results.length; itemIndex++) {
-			if (results[itemIndex]) continue;
-			const itemError = asNodeError(node, new NodeOperationError(node, message, { description: typeof description === 'string' ? description : undefined, itemIndex }), itemIndex);
-			results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
-		}
-	};
-	// `results` has holes until filled: array methods would skip them.
-	const anyPending = () => Array.from(results).some((result) => result === undefined);
-
-	if (work.beforeCalls) {
-		const pending = new Map<number, Plan>();
-		plans.forEach((plan, itemIndex) => {
-			if (!results[itemIndex]) pending.set(itemIndex, plan as Plan);
-		});
-		try {
-			const refused = (await work.beforeCalls(pending)) ?? new Map<number, unknown>();
-			for (const [itemIndex, error] of [...refused].sort(([a], [b]) => a - b)) {
-				const itemError = asItemError(ctx, error, itemIndex);
-				if (!continueOnFail) throw itemError;
-				results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
-			}
-		} catch (error) {
-			failPending(error);
-		}
+	refuseAll(error: unknown): void {
+		if (!this.continueOnFail) throw error;
+		for (const itemIndex of this.waiting()) this.record(itemIndex, wholeNodeRefusal(this.node, error, itemIndex));
 	}
 
-	const runId = runIdOf(ctx);
-	const shared = work.shareAcrossExecution || work.paid ? executionMemory(ctx).answers : new Map<string, SharedAnswer>();
-	const meter = work.paid ? spendMeter(ctx, work.paid.client) : undefined;
-	// 1 for the item of this run that asks its question first (it reports the price): a byte per item, not a map entry per question.
-	const firstAskers = new Uint8Array(items.length);
-	if (work.paid && meter && anyPending()) {
-		try {
-			checkPaidEstimate(work.paid.operation, meter, plans, results, work.shareKey, shared, firstAskers);
-		} catch (error) {
-			failPending(error);
-		}
+	/** The items with a plan and neither answer nor error, in item order. */
+	*waiting(): Generator<number> {
+		for (let itemIndex = 0; itemIndex < this.size; itemIndex++) if (this.isWaiting(itemIndex)) yield itemIndex;
 	}
 
-	const price = work.paid ? priceOf(work.paid.operation) : 0;
-	// The client counts every attempt against the cap (transport/gatewayClient.ts). A misshapen answer
-	// is billed all the same: kept like a good answer so a re-run does not pay again.
-	const load = (plan: Plan, itemIndex: number): Promise<Result | MisshapenAnswer> =>
-		work.execute(plan, itemIndex).catch((error: unknown) => misshapenAnswerIn(error) ?? Promise.reject(error));
-
-	const failures: Array<{ itemIndex: number; error: ItemError }> = [];
-	let nextIndex = 0;
-	const worker = async () => {
-		// Without Continue On Fail, the first failure stops new calls; calls in flight finish.
-		while (nextIndex < items.length && failures.length === 0) {
-			const itemIndex = nextIndex++;
-			if (results[itemIndex]) continue;
-			const plan = plans[itemIndex] as Plan;
-			try {
-				const key = work.shareKey?.(plan);
-				let result: Result | MisshapenAnswer;
-				let costYuan = price;
-				if (key === undefined) {
-					result = await load(plan, itemIndex);
-				} else {
-					const { answer, entry } = sharedAnswer(shared, key, runId, () => load(plan, itemIndex));
-					result = await answer;
-					// The run that paid reports the price once, on its first item with this question.
-					if (entry.paidByRun !== runId || firstAskers[itemIndex] !== 1) costYuan = 0;
-				}
-				const objects = result instanceof MisshapenAnswer ? result.toOutput() : work.output(result, plan, itemIndex);
-				const paired = (json: IDataObject): INodeExecutionData => ({ json: work.paid ? { ...json, costYuan } : json, pairedItem: { item: itemIndex } });
-				results[itemIndex] = Array.isArray(objects) ? objects.map(paired) : paired(objects);
-			} catch (error) {
-				const itemError = asItemError(ctx, error, itemIndex);
-				if (continueOnFail) {
-					results[itemIndex] = errorItem(itemError, itemIndex, errorForm);
-				} else {
-					failures.push({ itemIndex, error: itemError });
-				}
-			}
-			// Done with: a long batch holds each plan only until its item is answered.
-			plans[itemIndex] = undefined;
-		}
-	};
-	const workers = Math.max(1, Math.min(work.concurrency, items.length));
-	await Promise.all(Array.from({ length: workers }, worker));
-
-	if (failures.length > 0) {
-		throw failures.reduce((first, failure) => (failure.itemIndex < first.itemIndex ? failure : first)).error;
+	isWaiting(itemIndex: number): boolean {
+		return this.flags[itemIndex] === 0 && this.errors[itemIndex] === undefined;
 	}
-	return results.flatMap((result) => result ?? []);
+
+	isAnswered(itemIndex: number): boolean {
+		return (this.flags[itemIndex] & ANSWERED) !== 0;
+	}
+
+	/** Whether the item's answer came from a call of this run (it may report the price). */
+	calledByRun(itemIndex: number): boolean {
+		return (this.flags[itemIndex] & CALLED_BY_RUN) !== 0;
+	}
+
+	answer(itemIndex: number, answer: Answer | MisshapenAnswer, calledByRun: boolean): void {
+		this.answers[itemIndex] = answer;
+		this.flags[itemIndex] = calledByRun ? ANSWERED | CALLED_BY_RUN : ANSWERED;
+	}
+
+	/** Records the item's error, redacted and naming the item. */
+	record(itemIndex: number, error: unknown): ItemError {
+		const itemError = asItemError(this.node, error, itemIndex);
+		this.errors[itemIndex] = itemError;
+		return itemError;
+	}
 }
 
-/** The spending-cap check of single-call lookups: one price per distinct question not yet answered in this execution. */
-function checkPaidEstimate<Plan>(
-	operation: OperationName,
-	meter: SpendMeter,
-	plans: Array<Plan | undefined>,
-	results: Array<INodeExecutionData | INodeExecutionData[] | undefined>,
-	shareKey: ((plan: Plan) => string | undefined) | undefined,
-	shared: Map<string, SharedAnswer>,
-	firstAskers: Uint8Array,
-): void {
-	let calls = 0;
-	const asked = new Set<string>();
-	plans.forEach((plan, itemIndex) => {
-		if (results[itemIndex]) return;
-		const key = shareKey?.(plan as Plan);
-		if (key === undefined) {
-			calls++;
-			return;
+/**
+ * Reads and checks every item with `plan` before the first paid call (a bad item must not leave
+ * others half-paid). For operations that plan with a function of their own; lookups plan in lookupRun.ts.
+ */
+export async function planEach<Plan, Answer>(ctx: IExecuteFunctions, plan: (itemIndex: number) => Plan | Promise<Plan>): Promise<Batch<Plan, Answer>> {
+	const batch = new Batch<Plan, Answer>(ctx);
+	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
+		await batch.giveTurn();
+		try {
+			// Most checks are synchronous: awaiting only a promise spares a microtask turn per item.
+			const planned = plan(itemIndex);
+			batch.plans[itemIndex] = planned instanceof Promise ? await planned : planned;
+		} catch (error) {
+			batch.fail(itemIndex, error);
 		}
-		if (asked.has(key)) return;
-		asked.add(key);
-		firstAskers[itemIndex] = 1;
-		if (!shared.has(key)) calls++;
-	});
-	meter.checkEstimate(calls * priceOf(operation), describeCalls(calls, operation));
+	}
+	return batch;
+}
+
+/**
+ * The gateway calls of every waiting item, `concurrency` at once, in item order; identical
+ * questions share one answer. Without Continue On Fail the first failure stops new calls (calls
+ * in flight finish) and the failure of the lowest item is thrown.
+ */
+export async function callEach<Plan, Answer>(batch: Batch<Plan, Answer>, calls: ItemCalls<Plan, Answer>): Promise<void> {
+	const runId = runIdOf(batch.ctx);
+	const shared = calls.shareAcrossExecution ? executionMemory(batch.ctx).answers : new Map<string, SharedAnswer>();
+	let stopped: number | undefined;
+	let nextIndex = 0;
+	const worker = async () => {
+		while (nextIndex < batch.size && stopped === undefined) {
+			const itemIndex = nextIndex++;
+			if (!batch.isWaiting(itemIndex)) continue;
+			try {
+				await answerItem(batch, calls, shared, runId, itemIndex);
+			} catch (error) {
+				batch.record(itemIndex, error);
+				if (!batch.continueOnFail) stopped = Math.min(stopped ?? itemIndex, itemIndex);
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(calls.concurrency, batch.size)) }, worker));
+	if (stopped !== undefined) throw firstError(batch);
+}
+
+/** The lowest item's error: the one n8n shows when the node stops. */
+function firstError(batch: Batch<unknown>): ItemError {
+	return batch.errors.find((error) => error !== undefined) as ItemError;
+}
+
+async function answerItem<Plan, Answer>(batch: Batch<Plan, Answer>, calls: ItemCalls<Plan, Answer>, shared: Map<string, SharedAnswer>, runId: string, itemIndex: number) {
+	const plan = batch.plans[itemIndex] as Plan;
+	// The client counts every attempt against the cap (transport/gatewayClient.ts). A misshapen answer
+	// is billed all the same: kept like a good answer so a re-run does not pay again.
+	const load = () => calls.ask(plan, itemIndex).catch((error: unknown) => (error instanceof MisshapenAnswer ? error : Promise.reject(error)));
+	const key = calls.shareKey?.(plan);
+	if (key === undefined) {
+		batch.answer(itemIndex, await load(), true);
+		return;
+	}
+	const { answer, entry } = sharedAnswer(shared, key, runId, load);
+	batch.answer(itemIndex, await answer, entry.paidByRun === runId);
+}
+
+/**
+ * The output of every item in input order, each paired with its item: `output`'s objects, a
+ * misshapen answer's warning, or under Continue On Fail the item's error item.
+ */
+export function outputEach<Plan, Answer>(batch: Batch<Plan, Answer>, output: (answer: Answer, plan: Plan, itemIndex: number) => IDataObject | IDataObject[]): INodeExecutionData[] {
+	const form = errorItemForm(batch.ctx);
+	const items: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
+		const error = batch.errors[itemIndex];
+		if (error) {
+			items.push(errorItem(error, itemIndex, form));
+			continue;
+		}
+		if (!batch.isAnswered(itemIndex)) continue;
+		const answer = batch.answers[itemIndex];
+		const objects = answer instanceof MisshapenAnswer ? answer.toOutput() : output(answer as Answer, batch.plans[itemIndex] as Plan, itemIndex);
+		for (const json of Array.isArray(objects) ? objects : [objects]) items.push({ json, pairedItem: { item: itemIndex } });
+	}
+	return items;
+}
+
+/** What runForEachItem does for one operation. */
+export interface ItemWork<Plan, Answer> {
+	/** Reads and checks the item's parameters. Throws (naming the field) before anything is paid. */
+	plan: (itemIndex: number) => Plan | Promise<Plan>;
+	/**
+	 * Runs once after every item is checked and before the first call, with the plans still to call.
+	 * Returns the items it refuses (they become errors like failed checks); what it throws refuses the whole node.
+	 */
+	beforeCalls?: (plans: Map<number, Plan>) => Promise<Map<number, unknown> | void>;
+	execute: (plan: Plan, itemIndex: number) => Promise<Answer>;
+	/** One or more output objects for the item; each is paired with the item. */
+	output: (answer: Answer, plan: Plan, itemIndex: number) => IDataObject | IDataObject[];
+	concurrency: number;
+}
+
+/**
+ * The SMS operations' runner: plan every item, then `beforeCalls`, then the calls (each item its
+ * own), then the output in input order. The lookups run the same steps one by one (lookupRun.ts).
+ */
+export async function runForEachItem<Plan, Answer>(ctx: IExecuteFunctions, work: ItemWork<Plan, Answer>): Promise<INodeExecutionData[]> {
+	const batch = await planEach<Plan, Answer>(ctx, work.plan);
+	if (work.beforeCalls) {
+		const pending = new Map<number, Plan>();
+		for (const itemIndex of batch.waiting()) pending.set(itemIndex, batch.plans[itemIndex] as Plan);
+		try {
+			batch.refuse((await work.beforeCalls(pending)) ?? new Map());
+		} catch (error) {
+			batch.refuseAll(error);
+		}
+	}
+	await callEach(batch, { concurrency: work.concurrency, ask: work.execute });
+	return outputEach(batch, work.output);
 }

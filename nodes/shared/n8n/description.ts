@@ -3,6 +3,7 @@ import {
 	type IDisplayOptions,
 	type INode,
 	type IExecuteFunctions,
+	type INodeExecutionData,
 	type INodeProperties,
 	type INodePropertyOptions,
 	type INodeTypeDescription,
@@ -61,13 +62,27 @@ export function errorItemsKeepInput(node: INode): boolean {
 }
 
 /**
+ * Every action node's subtitle reads "operation: resource" in words, e.g. "send and check: message".
+ * Each node file names it as its `subtitle`: n8n's linter wants the key written out there.
+ */
+export const OPERATION_SUBTITLE = '={{ ($parameter["operation"] + ": " + $parameter["resource"]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase() }}';
+
+/**
  * What every node of the package has in common: its versions and, for action nodes, one main input
  * and output. Each node file spreads this and adds its own name, texts and properties; the icon,
- * `usableAsTool` and the credential stay written out there because n8n's linter reads them from the node file.
+ * `usableAsTool`, the credential and the subtitle stay written out there because n8n's linter reads
+ * them from the node file.
  * `versions`: NODE_VERSIONS_TO_1_3 for the Enterprise, Telephone and SMS nodes, NODE_VERSIONS_TO_1_2 for Vehicle and the SMS Trigger; new nodes get the newest.
  */
 export function nodeSkeleton(kind: 'action' | 'trigger', versions: number[] = NODE_VERSIONS): Pick<INodeTypeDescription, 'version' | 'defaultVersion' | 'inputs' | 'outputs'> {
 	return { version: versions, defaultVersion: Math.max(...versions), inputs: kind === 'trigger' ? [] : mainConnection, outputs: mainConnection };
+}
+
+/** An action node's execute: the operation picked in the node's dropdowns, run by its router (actions/router.ts). */
+export function executeByRouter(router: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>) {
+	return async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	};
 }
 
 /** The Resource dropdown of a node with several resources; the first one is the default. */

@@ -12,9 +12,10 @@ import type { QueryValue } from '../transport/gatewayClient';
 import { simplifyProperties } from './description';
 import { newsOptions } from '../lookups/onlyNew';
 import { REUSE_OPTION } from '../lookups/reuse';
-import { runLookup, type LookupDefinition } from './lookupRun';
+import type { LookupDefinition } from './lookupDefinition';
+import { runLookup } from './lookupRun';
 
-export { openLookup, type LookupContext, type LookupDefinition } from './lookupRun';
+export { openLookup, type LookupContext, type LookupDefinition } from './lookupDefinition';
 
 /** The field, shown only for the operation (a node with one operation passes no `show`). */
 function withShow(field: INodeProperties, show: NonNullable<IDisplayOptions['show']> | undefined): INodeProperties {

@@ -1,4 +1,6 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, NodeOperationError } from 'n8n-workflow';
+
+import { inputError } from '../errors/failures';
 
 function containsExpression(raw: unknown): boolean {
 	if (typeof raw === 'string') return raw.startsWith('=');
@@ -36,5 +38,25 @@ export class ItemParameters {
 			this.held.set(name, { fallback, value });
 		} else this.fixed.set(name, value);
 		return value;
+	}
+}
+
+/**
+ * One item's fields, as an operation's request reads them: `read` through ItemParameters, and
+ * `fail`, the input error that names the item and the field, made before anything is paid.
+ */
+export class ItemInput {
+	constructor(
+		private readonly parameters: ItemParameters,
+		private readonly node: INode,
+		readonly itemIndex: number,
+	) {}
+
+	read<T>(name: string, fallback: T): T {
+		return this.parameters.get(name, this.itemIndex, fallback);
+	}
+
+	fail(field: string, problem: string, fix: string): NodeOperationError {
+		return inputError(this.node, this.itemIndex, field, problem, fix);
 	}
 }

@@ -42,7 +42,7 @@ export const IDENTIFYING_PARAMETERS = ['phone', 'phoneNumber', 'carNumber', 'key
  * Adds the identifying input beside `error` on the error items of "Continue (regular output)".
  * Under "Continue (using error output)" n8n decides: older versions' items carry
  * `INodeExecutionData.error`, whose json n8n (1.123 and 2.41, normalizeNodeErrors) replaces by
- * `{ error: message }`; newer versions' items (batch.ts errorItem) reach the error output only while
+ * `{ error: message }`; newer versions' items (errorItems.ts errorItem) reach the error output only while
  * their json holds nothing but `error` and `message`, and n8n lays the whole input item beneath them.
  */
 function withIdentifyingInput(ctx: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[] {

@@ -1,47 +1,40 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { runForEachItem } from '../../../shared/n8n/batch';
-import { checkKeyword } from '../../../shared/checks/keyword';
-import { openLookup } from '../../../shared/n8n/lookupOperation';
+import { Batch, callEach } from '../../../shared/n8n/batch';
+import { openLookup, type LookupContext } from '../../../shared/n8n/lookupOperation';
 import { noteLookupRun, type BillKind } from '../../../shared/money/bill';
 import { NODE_VERSION_1_2, simplifyProperties } from '../../../shared/n8n/description';
-import { inputError } from '../../../shared/errors/failures';
+import { errorItem, errorItemForm } from '../../../shared/n8n/errorItems';
+import { ItemInput } from '../../../shared/n8n/parameters';
 import { emptyToNull, withIsoTimes } from '../../../shared/output/convert';
 import { friendlyCopyright } from '../../../shared/output/friendly';
 import { COPYRIGHT_DEFAULT_PAGE_SIZE } from '../../../shared/gateway/catalog';
 import { priceOf, roundYuan } from '../../../shared/money/spend';
-import { chinaIso } from '../../../shared/lookups/chinaTime';
-import { fingerprint, newsOptions, nodeScope, takeNews } from '../../../shared/lookups/onlyNew';
-import { REUSE_OPTION, reuseWindowMs } from '../../../shared/lookups/reuse';
+import { fingerprint, newsOptions, takeWhatIsNew, type NewsQuestion, type NewsRule } from '../../../shared/lookups/onlyNew';
+import { REUSE_OPTION, reuseFields, reuseWindowMs } from '../../../shared/lookups/reuse';
 import { StoreHints } from '../../../shared/lookups/storeHints';
-import { pageReader, type CopyrightRecord, type Listed, type Listing } from './pages';
+import { keywordField, keywordOf } from '../keywordField';
+import { PageReader, type CopyrightRecord, type Listed, type Listing } from './pages';
 
 /** Counted in the run's bill hint. */
 export const bill: BillKind = 'enterpriseCopyright';
 
 const showFor = { resource: ['copyright'], operation: ['getAll'] };
 
-const ONLY_NEW_RECORDS = {
+const ONLY_NEW_RECORDS: Pick<NewsRule<unknown>, 'kind' | 'option' | 'bill'> = {
+	kind: 'records',
 	option: {
 		displayName: 'Only New Records',
 		name: 'onlyNewRecords',
 		description: 'Whether to output only copyright records this node has not output before (for scheduled checks); a company with none produces no item',
 	},
+	bill: { checked: ['company', 'companies'], withNews: 'with new records' },
 };
 /** A registration number names a record; a record without one is named by its content. */
 const recordPrint = (record: CopyrightRecord) => (record.RegisterNo ? String(record.RegisterNo) : fingerprint(record));
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Keyword',
-		name: 'keyword',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '北京示例科技有限公司',
-		description: 'Company name or key number whose software copyright registrations to list',
-		displayOptions: { show: showFor },
-	},
+	{ ...keywordField('Company name or key number whose software copyright registrations to list'), displayOptions: { show: showFor } },
 	{
 		displayName: 'Return All',
 		name: 'returnAll',
@@ -89,100 +82,104 @@ export function simplifyCopyright(record: CopyrightRecord): IDataObject {
 	return { ...timed, Category: emptyToNull(record.Category) as string | null };
 }
 
-/** Get Many over pageIndex / pageSize paging: one output item per copyright record. */
+/**
+ * Get Many over pageIndex / pageSize paging: one output item per copyright record. The steps of
+ * the other lookups: read and check each item, take kept pages and check the spending cap, read
+ * the pages (the batch runner), take what is new, present.
+ */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const { client, parameters, options, friendly } = await openLookup(this);
+	const lookup = await openLookup(this);
 	const hints = new StoreHints(this);
-	const reader = pageReader(this, client, options, hints);
-	const oneCostColumn = this.getNode().typeVersion >= NODE_VERSION_1_2;
-	const news = onlyNewRecords(this, hints);
-	const items = await runForEachItem<Listing, Listed>(this, {
-		concurrency: client.settings.limiter.maxConcurrent,
-		plan: (itemIndex) => {
-			const keyword = checkKeyword(parameters.get('keyword', itemIndex, '') as string);
-			if (!keyword.ok) {
-				throw inputError(this.getNode(), itemIndex, 'Keyword', keyword.value, 'Enter a company name or key number.');
-			}
-			const returnAll = parameters.get('returnAll', itemIndex, false) as boolean;
-			const limit = returnAll ? Number.POSITIVE_INFINITY : Number(parameters.get('limit', itemIndex, 50));
-			if (!(limit >= 1)) throw inputError(this.getNode(), itemIndex, 'Limit', `${limit} is below 1`, 'Set Limit to 1 or more, or turn on Return All.');
-			const chosen = parameters.get('options', itemIndex, {}) as IDataObject;
-			const pageSize = Number(chosen.pageSize ?? COPYRIGHT_DEFAULT_PAGE_SIZE);
-			if (!Number.isInteger(pageSize) || pageSize < 1) {
-				throw inputError(this.getNode(), itemIndex, 'Page Size', `${pageSize} is not a whole number of 1 or more`, 'Set Page Size to 10 or another positive whole number.');
-			}
-			const onlyNew = chosen.onlyNewRecords === true;
-			return {
-				keyword: keyword.value,
-				limit,
-				pageSize,
-				simplify: parameters.get('simplify', itemIndex, friendly) as boolean,
-				reuseMs: reuseWindowMs(chosen.reuseAnswersHours),
-				onlyNew,
-				startOver: onlyNew && chosen.startOver === true,
-			};
-		},
-		beforeCalls: async (plans) => await reader.prepare([...plans.values()]),
-		execute: async (plan, itemIndex) => {
-			const listed = await reader.read(plan, itemIndex);
-			return plan.onlyNew ? await news.narrow(client.questionKey('enterpriseCopyright', { keyword: plan.keyword }), listed, plan.startOver) : listed;
-		},
-		output: (listed, plan) => {
-			const records = (friendly ? costPerRecord(listed, plan.simplify, oneCostColumn) : costOnFirstRecord(listed, plan.simplify)).map((record, index) =>
-				plan.reuseMs > 0 ? { ...record, ...reuseFields(listed, listed.records[index]) } : record,
-			);
-			if (!listed.misshapen) return records;
-			// The page that did not fit comes last, with its warning; it carries the cost when no record does.
-			const costYuan = records.length === 0 ? roundYuan(listed.paidPages * priceOf('enterpriseCopyright')) : 0;
-			return [...records, { ...listed.misshapen.answer.toOutput(), pageIndex: listed.misshapen.pageIndex, costYuan }];
-		},
-	});
-	noteLookupRun(this, { earlier: reader.earlierPages(), news: news.tally() });
+	const batch = await planListings(this, lookup);
+	const reader = new PageReader(this, lookup.client, lookup.options, hints);
+	try {
+		await reader.prepare([...batch.waiting()].map((itemIndex) => batch.plans[itemIndex] as Listing));
+	} catch (error) {
+		batch.refuseAll(error);
+	}
+	await callEach(batch, reader);
+	noteLookupRun(this, { earlier: reader.earlierPages() });
+	const fresh = await newRecords(this, lookup, hints, batch);
+	const items = presentListings(lookup, batch, fresh);
 	hints.show();
 	return items;
 }
 
-/** With Reuse Answers For: whether the record's page came from an earlier execution, and when the gateway gave it. */
-function reuseFields(listed: Listed, record: CopyrightRecord | undefined): IDataObject {
-	const pageIndex = record ? (listed.pageOf.get(record) ?? 0) : 0;
-	const answeredAt = listed.answeredAt.get(pageIndex);
-	return { reused: listed.reusedPageIndexes.has(pageIndex), answeredAt: answeredAt === undefined ? null : chinaIso(answeredAt) };
+type ListingBatch = Batch<Listing, Listed>;
+
+async function planListings(ctx: IExecuteFunctions, lookup: LookupContext): Promise<ListingBatch> {
+	const batch: ListingBatch = new Batch(ctx);
+	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
+		await batch.giveTurn();
+		try {
+			batch.plans[itemIndex] = planListing(new ItemInput(lookup.parameters, batch.node, itemIndex), lookup.friendly);
+		} catch (error) {
+			batch.fail(itemIndex, error);
+		}
+	}
+	return batch;
 }
 
-/**
- * Only New Records: each listing keeps only the records this node has not output before. Items
- * take their news one after another, so that Start Over moves the node to a new generation once,
- * and items with the same keyword share one answer.
- */
-function onlyNewRecords(ctx: IExecuteFunctions, hints: StoreHints) {
-	let queue: Promise<unknown> = Promise.resolve();
-	let startedOver = false;
-	const taken = new Map<string, Promise<Set<string>>>();
-	let checked = 0;
-	let withNews = 0;
-	const take = (question: string, prints: string[], startOver: boolean) => {
-		const work = async () => {
-			const store = await hints.open();
-			const fresh = await takeNews(store, nodeScope(ctx), 'records', new Map([[question, prints]]), { startOver: startOver && !startedOver, retry: ctx.getMode() === 'retry' });
-			startedOver ||= startOver;
-			return new Set(fresh.get(question));
-		};
-		const next = queue.then(work, work);
-		queue = next.catch(() => undefined);
-		return next;
-	};
-	return {
-		async narrow(question: string, listed: Listed, startOver: boolean): Promise<Listed> {
-			let fresh = taken.get(question);
-			if (!fresh) taken.set(question, (fresh = take(question, listed.records.map(recordPrint), startOver)));
-			const news = await fresh;
-			const records = listed.records.filter((record) => news.has(recordPrint(record)));
-			checked++;
-			if (records.length > 0) withNews++;
-			return { ...listed, records };
-		},
-		tally: () => (checked > 0 ? { checked, withNews, words: { checked: ['company', 'companies'] as [string, string], withNews: 'with new records' } } : undefined),
-	};
+function planListing(item: ItemInput, friendly: boolean): Listing {
+	const keyword = keywordOf(item, 'Enter a company name or key number.');
+	const returnAll = item.read('returnAll', false);
+	const limit = returnAll ? Number.POSITIVE_INFINITY : Number(item.read('limit', 50));
+	if (!(limit >= 1)) throw item.fail('Limit', `${limit} is below 1`, 'Set Limit to 1 or more, or turn on Return All.');
+	const chosen = item.read<IDataObject>('options', {});
+	const pageSize = Number(chosen.pageSize ?? COPYRIGHT_DEFAULT_PAGE_SIZE);
+	if (!Number.isInteger(pageSize) || pageSize < 1) {
+		throw item.fail('Page Size', `${pageSize} is not a whole number of 1 or more`, 'Set Page Size to 10 or another positive whole number.');
+	}
+	const onlyNew = chosen.onlyNewRecords === true;
+	return { keyword, limit, pageSize, simplify: item.read('simplify', friendly), reuseMs: reuseWindowMs(chosen.reuseAnswersHours), onlyNew, startOver: onlyNew && chosen.startOver === true };
+}
+
+/** Only New Records: the registration numbers new to this node, per keyword (undefined when no item asked). */
+async function newRecords(ctx: IExecuteFunctions, lookup: LookupContext, hints: StoreHints, batch: ListingBatch): Promise<Map<string, Set<string>> | undefined> {
+	const asked: NewsQuestion[] = [];
+	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
+		const listing = batch.plans[itemIndex];
+		const listed = batch.answers[itemIndex] as Listed | undefined;
+		if (!listing?.onlyNew || !batch.isAnswered(itemIndex) || !listed) continue;
+		asked.push({ question: questionOf(lookup, listing), prints: listed.records.map(recordPrint), startOver: listing.startOver });
+	}
+	return asked.length === 0 ? undefined : await takeWhatIsNew(ctx, hints, ONLY_NEW_RECORDS, asked);
+}
+
+const questionOf = (lookup: LookupContext, listing: Listing) => lookup.client.questionKey('enterpriseCopyright', { keyword: listing.keyword });
+
+/** Each item's records (only the new ones, where it asked), with their costs and reuse fields, then a misshapen page's warning; or its error item. */
+function presentListings(lookup: LookupContext, batch: ListingBatch, fresh: Map<string, Set<string>> | undefined): INodeExecutionData[] {
+	const form = errorItemForm(batch.ctx);
+	const oneCostColumn = batch.node.typeVersion >= NODE_VERSION_1_2;
+	const items: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
+		const error = batch.errors[itemIndex];
+		if (error) items.push(errorItem(error, itemIndex, form));
+		if (error || !batch.isAnswered(itemIndex)) continue;
+		const listing = batch.plans[itemIndex] as Listing;
+		let listed = batch.answers[itemIndex] as Listed;
+		const news = fresh && listing.onlyNew ? (fresh.get(questionOf(lookup, listing)) ?? new Set<string>()) : undefined;
+		if (news) listed = { ...listed, records: listed.records.filter((record) => news.has(recordPrint(record))) };
+		for (const json of recordsOf(listed, listing, lookup.friendly, oneCostColumn)) items.push({ json, pairedItem: { item: itemIndex } });
+	}
+	return items;
+}
+
+function recordsOf(listed: Listed, listing: Listing, friendly: boolean, oneCostColumn: boolean): IDataObject[] {
+	const records = (friendly ? costPerRecord(listed, listing.simplify, oneCostColumn) : costOnFirstRecord(listed, listing.simplify)).map((record, index) =>
+		listing.reuseMs > 0 ? { ...record, ...reuseFieldsOf(listed, listed.records[index]) } : record,
+	);
+	if (!listed.misshapen) return records;
+	// The page that did not fit comes last, with its warning; it carries the cost when no record does.
+	const costYuan = records.length === 0 ? roundYuan(listed.paidPages * priceOf('enterpriseCopyright')) : 0;
+	return [...records, { ...listed.misshapen.answer.toOutput(), pageIndex: listed.misshapen.pageIndex, costYuan }];
+}
+
+/** With Reuse Answers For: whether the record's page came from an earlier execution, and when the gateway gave it. */
+function reuseFieldsOf(listed: Listed, record: CopyrightRecord | undefined): IDataObject {
+	const pageIndex = record ? (listed.pageOf.get(record) ?? 0) : 0;
+	return reuseFields(listed.reusedPageIndexes.has(pageIndex), listed.answeredAt.get(pageIndex));
 }
 
 /** Version 1: the pages this item paid for are its first record's cost, so the costs add up to the bill. */

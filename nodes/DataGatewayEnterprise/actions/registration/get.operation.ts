@@ -1,10 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkKeyword } from '../../../shared/checks/keyword';
 import { enterpriseDetailSchema, type EnterpriseDetail } from '../../../shared/gateway/schemas/enterprise';
 import { emptyToNull } from '../../../shared/output/convert';
 import { friendlyEnterprise } from '../../../shared/output/friendly';
 import { lookupOperation } from '../../../shared/n8n/lookupOperation';
+import type { ItemInput } from '../../../shared/n8n/parameters';
+import { keywordField, keywordOf } from '../keywordField';
 import { fingerprint } from '../../../shared/lookups/onlyNew';
 
 /** `-` (and empty text) become null at every depth. */
@@ -27,26 +28,17 @@ export function simplifyEnterprise(detail: EnterpriseDetail): IDataObject {
 	}) as IDataObject;
 }
 
+/** The item's request: the company's keyword, checked before anything is paid. */
+export function registrationRequest(item: ItemInput) {
+	return { keyword: keywordOf(item, 'Enter the full company name, registration number or unified social credit code.') };
+}
+
 /** Paid (0.35 yuan, billed only when the gateway answers code 0): asked once per keyword in an execution. */
 export const { description, execute, bill } = lookupOperation({
 	operation: 'enterpriseDetail',
 	show: { resource: ['registration'], operation: ['get'] },
-	fields: [
-		{
-			displayName: 'Keyword',
-			name: 'keyword',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: '北京示例科技有限公司',
-			description: "The company's full registered name, its registration number, or its unified social credit code",
-		},
-	],
-	request: (read, fail) => {
-		const keyword = checkKeyword(read('keyword', ''));
-		if (!keyword.ok) throw fail('Keyword', keyword.value, 'Enter the full company name, registration number or unified social credit code.');
-		return { keyword: keyword.value };
-	},
+	fields: [keywordField("The company's full registered name, its registration number, or its unified social credit code")],
+	request: registrationRequest,
 	schema: enterpriseDetailSchema,
 	simplified: { v1: simplifyEnterprise, friendly: friendlyEnterprise },
 	news: {

@@ -1,12 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkDetailVehicleType, checkPlate } from '../../../shared/checks/vehicle';
-import { plateNumberField } from '../plateNumberField';
+import { checkDetailVehicleType } from '../../../shared/checks/vehicle';
+import { plateNumberField, plateOf } from '../plateNumberField';
 import { vehicleDetailSchema, type VehicleDetail } from '../../../shared/gateway/schemas/vehicle';
 import { friendlyVehicle } from '../../../shared/output/friendly';
 import { toCount, withIsoTimes } from '../../../shared/output/convert';
 import { DETAIL_VEHICLE_TYPES } from '../../../shared/gateway/catalog';
 import { lookupOperation } from '../../../shared/n8n/lookupOperation';
+import type { ItemInput } from '../../../shared/n8n/parameters';
 
 const DATE_FIELDS = ['validityDayEnd', 'ppsDate', 'firstIssueDate', 'retirementDate'];
 const COUNT_FIELDS = ['passengers', 'shaft'] as const;
@@ -15,6 +16,14 @@ export function simplifyVehicleDetail(detail: VehicleDetail): IDataObject {
 	const result: IDataObject = withIsoTimes(detail, DATE_FIELDS) as IDataObject;
 	for (const field of COUNT_FIELDS) if (field in detail) result[field] = toCount(detail[field]);
 	return result;
+}
+
+/** The item's request, read from its fields and checked before anything is paid. */
+export function vehicleDetailRequest(item: ItemInput) {
+	const carNumber = plateOf(item);
+	const type = checkDetailVehicleType(item.read('carType', ''));
+	if (!type.ok) throw item.fail('Vehicle Type', type.value, 'Use 01 or 02, or 51 or 52 for new-energy vehicles.');
+	return { carNumber, carType: type.value };
 }
 
 /** Paid (1.20 yuan a successful call): the gateway masks VIN, plate and engine number with asterisks. */
@@ -33,13 +42,7 @@ export const { description, execute, bill } = lookupOperation({
 			description: 'Large or small car, ordinary or new-energy',
 		},
 	],
-	request: (read, fail) => {
-		const plate = checkPlate(read('carNumber', ''));
-		if (!plate.ok) throw fail('Plate Number', plate.value, 'Enter a plate like 京A12345 or 粤BD12345.');
-		const type = checkDetailVehicleType(read('carType', ''));
-		if (!type.ok) throw fail('Vehicle Type', type.value, 'Use 01 or 02, or 51 or 52 for new-energy vehicles.');
-		return { carNumber: plate.value, carType: type.value };
-	},
+	request: vehicleDetailRequest,
 	schema: vehicleDetailSchema,
 	simplified: { v1: simplifyVehicleDetail, friendly: friendlyVehicle },
 });

@@ -1,12 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { checkNumberTail, checkPlate, checkViolationVehicleType } from '../../../shared/checks/vehicle';
-import { plateNumberField } from '../plateNumberField';
+import { checkNumberTail, checkViolationVehicleType } from '../../../shared/checks/vehicle';
+import { plateNumberField, plateOf } from '../plateNumberField';
 import { violationsSchema, type Violations } from '../../../shared/gateway/schemas/vehicle';
 import { friendlyViolations } from '../../../shared/output/friendly';
 import { toCount, withIsoTimes } from '../../../shared/output/convert';
 import { VIOLATION_VEHICLE_TYPES } from '../../../shared/gateway/catalog';
 import { lookupOperation } from '../../../shared/n8n/lookupOperation';
+import type { ItemInput } from '../../../shared/n8n/parameters';
 import { fingerprint } from '../../../shared/lookups/onlyNew';
 
 export function simplifyViolations(violations: Violations): IDataObject {
@@ -19,6 +20,18 @@ export function simplifyViolations(violations: Violations): IDataObject {
 
 /** Time, place, reason and code name a violation; its fine or handling state may change later without making it new. */
 const violationPrint = (record: Violations['records'][number]) => fingerprint([record.time, record.address, record.reason, record.code]);
+
+/** The item's request, read from its fields and checked before anything is paid. */
+export function violationRequest(item: ItemInput) {
+	const carNumber = plateOf(item);
+	const engine = checkNumberTail(item.read('carEngineCode', ''));
+	if (!engine.ok) throw item.fail('Engine Number Tail', engine.value, 'Enter only the last letters and digits of the engine number.');
+	const frame = checkNumberTail(item.read('carCode', ''));
+	if (!frame.ok) throw item.fail('Frame Number Tail', frame.value, 'Enter only the last letters and digits of the frame (VIN) number.');
+	const type = checkViolationVehicleType(item.read('carType', ''));
+	if (!type.ok) throw item.fail('Vehicle Type', type.value, 'Pick a vehicle type from the list (01–24) or leave it Not Specified.');
+	return { carNumber, carEngineCode: engine.value, carCode: frame.value, carType: type.value };
+}
 
 /** Paid (0.04 yuan a successful call): asked once per distinct plate and tails in an execution. */
 export const { description, execute, bill } = lookupOperation({
@@ -54,17 +67,7 @@ export const { description, execute, bill } = lookupOperation({
 			],
 		},
 	],
-	request: (read, fail) => {
-		const plate = checkPlate(read('carNumber', ''));
-		if (!plate.ok) throw fail('Plate Number', plate.value, 'Enter a plate like 京A12345 or 粤BD12345.');
-		const engine = checkNumberTail(read('carEngineCode', ''));
-		if (!engine.ok) throw fail('Engine Number Tail', engine.value, 'Enter only the last letters and digits of the engine number.');
-		const frame = checkNumberTail(read('carCode', ''));
-		if (!frame.ok) throw fail('Frame Number Tail', frame.value, 'Enter only the last letters and digits of the frame (VIN) number.');
-		const type = checkViolationVehicleType(read('carType', ''));
-		if (!type.ok) throw fail('Vehicle Type', type.value, 'Pick a vehicle type from the list (01–24) or leave it Not Specified.');
-		return { carNumber: plate.value, carEngineCode: engine.value, carCode: frame.value, carType: type.value };
-	},
+	request: violationRequest,
 	schema: violationsSchema,
 	simplified: { v1: simplifyViolations, friendly: friendlyViolations },
 	news: {
