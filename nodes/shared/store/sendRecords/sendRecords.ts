@@ -72,7 +72,6 @@ export class SendRecords {
 	private readonly run: RunIdentity;
 	/** Items this run reserved, and whether their paid call started. */
 	private readonly held = new Map<number, { keys: ItemKeys; started: boolean }>();
-	private readonly decisions = new Map<number, SendDecision>();
 	/** What this run's updates left in the store: saves Redis a read on the next update of the same keys (the other stores read locally). */
 	private readonly known?: KnownValues;
 
@@ -84,6 +83,11 @@ export class SendRecords {
 		const windowMs = Math.max(0, Math.round(rules.repeatWindowMinutes * 60_000));
 		this.run = { token: randomUUID(), execution: scope.execution, windowMs, sendTtlMs: Math.max(windowMs, SEND_RECORD_MS) };
 		if (store.kind === 'redis') this.known = new KnownValues();
+	}
+
+	/** The repeat window these records keep, in minutes; 0 when off. Held here only. */
+	get repeatWindowMinutes(): number {
+		return this.rules.repeatWindowMinutes;
 	}
 
 	private keysOf(send: RecordedSend, now: number): ItemKeys {
@@ -137,8 +141,10 @@ export class SendRecords {
 	}
 
 	/**
-	 * Decides every send of the run in item order, at the store's time. When the store fails, every
-	 * part already taken is released before the error (a RecordsFailure) says nothing was sent.
+	 * Decides every send of the run in item order, at the store's time, and returns the decisions
+	 * (the caller keeps them; the records keep only the reservations). When the store fails, the
+	 * parts already taken are released and the error (a RecordsFailure) says nothing was sent;
+	 * when that release fails too, its `kept` names the reservations that may stay.
 	 */
 	async reserve(sends: RecordedSend[]): Promise<Map<number, SendDecision>> {
 		const decisions = new Map<number, SendDecision>();
@@ -151,7 +157,6 @@ export class SendRecords {
 			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item));
 			items.forEach((item, index) => {
 				decisions.set(item.itemIndex, results[index]);
-				this.decisions.set(item.itemIndex, results[index]);
 				if (results[index].kind === 'send') this.held.set(item.itemIndex, { keys: item, started: false });
 			});
 			return decisions;
@@ -164,8 +169,9 @@ export class SendRecords {
 	/**
 	 * Just before the item's paid call: its record becomes "outcome unknown", so that whatever
 	 * happens next, no execution sends it again within the window. `taken`: another execution took
-	 * the message over and sends it. Throws a RecordsFailure (the reservation released) when the
-	 * store fails: the item is then not sent. Claims asked while another is with the store go
+	 * the message over and sends it. Throws a RecordsFailure when the store fails: the item is then
+	 * not sent, and its reservation is released, or, when that release fails too, named in the
+	 * failure's `kept` as possibly still in the store. Claims asked while another is with the store go
 	 * together in the next update (jointCalls.ts); each still answers before its own paid call.
 	 */
 	async claim(itemIndex: number): Promise<ClaimAnswer> {
@@ -176,7 +182,10 @@ export class SendRecords {
 
 	private readonly claims = new JointCalls<number, ClaimAnswer>(ITEMS_PER_UPDATE, async (itemIndexes) => await this.claimTogether(itemIndexes));
 
-	/** One update for the claims of a group; when it fails, the group's reservations are released and each claim says so. */
+	/**
+	 * One update for the claims of a group. When it fails, the group's reservations are released
+	 * and each claim fails saying so; when that release fails too, each names its item as kept.
+	 */
 	private async claimTogether(itemIndexes: number[]): Promise<Array<JointAnswer<ClaimAnswer>>> {
 		const holds = itemIndexes.map((itemIndex) => this.held.get(itemIndex));
 		const items = holds.flatMap((held) => held?.keys ?? []);
@@ -234,11 +243,6 @@ export class SendRecords {
 	/** Releases every reservation whose paid call never started (a failure stopped the batch first). */
 	async releaseUnstarted(): Promise<void> {
 		await this.release([...this.held].filter(([, held]) => !held.started).map(([itemIndex]) => itemIndex));
-	}
-
-	/** What reserve decided for the item; undefined for items it was not asked about. */
-	decisionOf(itemIndex: number): SendDecision | undefined {
-		return this.decisions.get(itemIndex);
 	}
 
 	/** Items that hold a reservation. */
