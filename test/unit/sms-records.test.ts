@@ -126,6 +126,43 @@ describe('states across executions', () => {
 		expect((await records(store, 'execution 3', { limits }).reserve([{ ...send, message: 'other' }])).get(0)?.kind).toBe('limit');
 	});
 
+	it('a claim takes back a message another execution only reserved: the first claim wins, and that execution stopping drops nothing', async () => {
+		const { store } = clockedStore();
+		const limits = { perMinute: 1, perHour: 5, perDay: 10 };
+		const first = records(store, 'execution 1', { limits });
+		const second = records(store, 'execution 2', { limits });
+		expect(kinds(await first.reserve([send]))).toEqual(['send']);
+		// The second takes the reservation over, as if the first had stopped; but the first goes on and claims first.
+		expect(kinds(await second.reserve([send]))).toEqual(['send']);
+		expect(await first.claim(0)).toBe('go');
+		// The second stops before its sends (another item was refused) and lets its reservations go.
+		await second.releaseUnstarted();
+		await first.markSent(new Map([[0, 'task-1']]));
+		// The message stays the first's, sent; one message counted in the minute.
+		expect(kinds(await records(store, 'execution 3', { limits }).reserve([send]))).toEqual(['repeat']);
+		expect(kinds(await records(store, 'execution 4', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+	});
+
+	it('a claim finds the message taken when the other execution claimed it first', async () => {
+		const { store } = clockedStore();
+		const first = records(store, 'execution 1');
+		const second = records(store, 'execution 2');
+		await first.reserve([send]);
+		await second.reserve([send]);
+		expect(await second.claim(0)).toBe('go');
+		expect(await first.claim(0)).toBe('taken');
+		expect(first.holding()).toEqual([]);
+	});
+
+	it('with Repeat Window 0, a send a crashed run started keeps its counts (it may have gone out)', async () => {
+		const { store } = clockedStore();
+		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };
+		const crashed = records(store, 'execution 1', rules);
+		await crashed.reserve([send]);
+		expect(await crashed.claim(0)).toBe('go');
+		expect(kinds(await records(store, 'execution 2', rules).reserve([send]))).toEqual(['limit']);
+	});
+
 	it('a message two items of one run share stays recorded until both let go', async () => {
 		const { store } = clockedStore();
 		const nodeRun = records(store, 'execution 1');
@@ -185,9 +222,10 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		];
 		const slow = records(store, 'execution 1', { limits });
 		expect(kinds(await slow.reserve(sends))).toEqual(['send', 'send', 'send']);
-		// Another execution takes "taken over" and "evicted" over; it then lets "evicted" go, and a third fills its number's minute.
+		// Another execution takes "taken over" and "evicted" over and starts "taken over"; it then lets "evicted" go, and a third fills its number's minute.
 		const other = records(store, 'execution 2', { limits });
 		expect(kinds(await other.reserve([sends[1], sends[2]].map((entry, itemIndex) => ({ ...entry, itemIndex }))))).toEqual(['send', 'send']);
+		expect(await other.claim(0)).toBe('go');
 		await other.release([1]);
 		expect(kinds(await records(store, 'execution 3', { limits }).reserve([{ ...sends[2], message: 'another' }]))).toEqual(['send']);
 

@@ -16,7 +16,7 @@ export interface RecordedSend {
 	message: string;
 }
 
-/** A claim's answer: send now, the message was taken over by another execution, or a per-number limit is full. */
+/** A claim's answer: send now, another execution started the message (it sends it), or a per-number limit is full. */
 export type ClaimAnswer = 'go' | 'taken' | { limit: string };
 
 /** Which node run the records belong to: sends are keyed by node, execution, run index and item. */
@@ -59,7 +59,7 @@ const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kep
 const RESULT = 'send-records';
 /** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
 const keysOfItems = (items: ItemKeys[], counts = true) =>
-	[...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...(counts ? item.countKeys : [])]))];
+	[...new Set(items.flatMap((item) => [item.sendKey, item.messageKey, ...(counts ? item.countKeys : [])]))];
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -97,7 +97,8 @@ export class SendRecords {
 			itemIndex: send.itemIndex,
 			phone: send.phone,
 			sendKey: sendKeyOf(node, execution, runIndex, send.itemIndex),
-			messageKey: this.run.windowMs > 0 ? messageKeyOf(node, send.phone, send.message) : undefined,
+			// With a window of 0 too, under a key of its own (it guards nothing): a crashed run's reservations are found there and taken over.
+			messageKey: messageKeyOf(node, send.phone, this.run.windowMs > 0 ? send.message : `no window|${send.message}`),
 			windows,
 			countKeys: windows.map((window) => countKeyOf(node, send.phone, window)),
 		};
@@ -168,8 +169,9 @@ export class SendRecords {
 
 	/**
 	 * Just before the item's paid call: its record becomes "outcome unknown", so that whatever
-	 * happens next, no execution sends it again within the window. `taken`: another execution took
-	 * the message over and sends it. Throws a RecordsFailure when the store fails: the item is then
+	 * happens next, no execution sends it again within the window. A message another execution took
+	 * over but only reserved is taken back (the first claim wins); `taken`: another execution
+	 * started it and sends it. Throws a RecordsFailure when the store fails: the item is then
 	 * not sent, and its reservation is released, or, when that release fails too, named in the
 	 * failure's `kept` as possibly still in the store. Claims asked while another is with the store go
 	 * together in the next update (jointCalls.ts); each still answers before its own paid call.
@@ -191,7 +193,7 @@ export class SendRecords {
 		const items = holds.flatMap((held) => held?.keys ?? []);
 		try {
 			const claim = (values: StagedValues, item: ItemKeys) => decideClaim(values, this.run, item);
-			// Only a send whose message was taken from it meanwhile needs its counts: the rest claim without reading them.
+			// Only a send that lost its reservation meanwhile needs its counts: the rest claim without reading them.
 			const answers = await this.update(items, claim, false).catch(async (error: unknown) => (error instanceof UnnamedKey ? await this.update(items, claim) : Promise.reject(error)));
 			return holds.map((held, index) => {
 				if (!held) return { error: new Error(`Item ${itemIndexes[index] + 1} has no send reservation`) };
