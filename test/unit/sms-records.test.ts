@@ -154,6 +154,30 @@ describe('states across executions', () => {
 		expect(first.holding()).toEqual([]);
 	});
 
+	it('with Repeat Window 0, two executions that reserved the same message: the first claim wins the number\'s last count, the other is refused', async () => {
+		const { store } = clockedStore();
+		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };
+		const first = records(store, 'execution 1', rules);
+		const second = records(store, 'execution 2', rules);
+		expect(kinds(await first.reserve([send]))).toEqual(['send']);
+		expect(kinds(await second.reserve([send]))).toEqual(['send']);
+		expect(await first.claim(0)).toBe('go');
+		expect(await second.claim(0)).toEqual({ limit: 'would be message 2 to 13900000001 in this calendar minute; this node allows 1' });
+	});
+
+	it('with Repeat Window 0, reservations a crashed run never started are taken over: a quick retry sends, counts included', async () => {
+		const { store } = clockedStore();
+		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };
+		expect(kinds(await records(store, 'execution 1', rules).reserve([send]))).toEqual(['send']);
+		// Execution 1's worker died: nothing was released. Its retry is a new execution.
+		const retry = records(store, 'execution 2', rules);
+		expect(kinds(await retry.reserve([send]))).toEqual(['send']);
+		expect(await retry.claim(0)).toBe('go');
+		await retry.markSent(new Map([[0, 'task-0']]));
+		// One message counted in the minute: another is refused.
+		expect(kinds(await records(store, 'execution 3', rules).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+	});
+
 	it('with Repeat Window 0, a send a crashed run started keeps its counts (it may have gone out)', async () => {
 		const { store } = clockedStore();
 		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };

@@ -80,8 +80,7 @@ const startedElsewhere = (run: RunIdentity, message: MessageRecord | undefined) 
 
 /** Takes over every send of the message another execution only reserved, giving its counts back. */
 function takeOverReservations(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord | undefined) {
-	// With a window of 0 nothing is taken over yet: a crashed run's reservations keep their counts.
-	if (!message || run.windowMs === 0) return;
+	if (!message) return;
 	for (const [holderKey, holder] of othersOf(run, message)) if (holder.state === 'reserved') evict(values, run, item, message, holderKey);
 }
 
