@@ -187,6 +187,32 @@ describe('states across executions', () => {
 		expect(kinds(await records(store, 'execution 2', rules).reserve([send]))).toEqual(['limit']);
 	});
 
+	it('reservations a crashed run never started are taken over after its repeat window too: a late retry sends, counts included', async () => {
+		const { clock, store } = clockedStore();
+		const limits = { perMinute: 5, perHour: 5, perDay: 1 };
+		expect(kinds(await records(store, 'execution 1', { limits }).reserve([send]))).toEqual(['send']);
+		// The worker died; the execution is retried a quarter of an hour later, after the 10-minute window.
+		clock.at += minutes(15);
+		const retry = records(store, 'execution 2', { limits });
+		expect(kinds(await retry.reserve([send]))).toEqual(['send']);
+		expect(await retry.claim(0)).toBe('go');
+		await retry.markSent(new Map([[0, 'task-0']]));
+		// One message counted in the day; the retry's message guards the window from its send on.
+		expect(kinds(await records(store, 'execution 3', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+		clock.at += minutes(9);
+		expect(kinds(await records(store, 'execution 4', { limits }).reserve([send]))).toEqual(['repeat']);
+	});
+
+	it('a message sent again and again, each time after its window, keeps one record, not one holder per send', async () => {
+		const { clock, store } = clockedStore();
+		for (let round = 1; round <= 5; round++) {
+			if (round > 1) clock.at += minutes(11);
+			expect(kinds(await sendThrough(records(store, `execution ${round}`), [send]))).toEqual(['send']);
+		}
+		const [value] = await store.read([messageKeyOf('workflow|node', send.phone, send.message)]);
+		expect(Object.keys(JSON.parse(value as string).holders)).toHaveLength(1);
+	});
+
 	it('a message two items of one run share stays recorded until both let go', async () => {
 		const { store } = clockedStore();
 		const nodeRun = records(store, 'execution 1');

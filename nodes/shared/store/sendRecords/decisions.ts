@@ -8,7 +8,8 @@ import { readMessage, type Holder, type MessageRecord, type SendRecord, type Sen
  * write, so the second run of a decision finds its work done and changes nothing.
  *
  * A message's record lists its holders: the sends of it that are reserved, started or sent, each
- * with its run's token, its execution and the counts it took. A holder that is only reserved may
+ * with its run's token, its execution, the counts it took and (started or sent) when, at the
+ * store's time: the repeat window counts from then. A holder that is only reserved may
  * be taken over by another execution (its run stopped before sending, or its worker died): the
  * taker gives its counts back. Every decision finds its own send by its token, in the send's own
  * record or, when that is gone (evicted, or lost with a Redis restart), in the message's holders.
@@ -35,8 +36,15 @@ export interface RunIdentity {
 	sendTtlMs: number;
 }
 
-/** A message's record lasts the repeat window; with none, as long as a send's, so that its reservations can be taken over. */
-const messageTtl = (run: RunIdentity) => (run.windowMs > 0 ? run.windowMs : run.sendTtlMs);
+/**
+ * How long a message's record lasts: the repeat window (without one, as long as a send record);
+ * while a send of it is only reserved, at least as long as a send record, so that a crashed run's
+ * reservation is still taken over, with its counts, when its execution is retried after the window.
+ */
+function messageTtl(run: RunIdentity, message: MessageRecord): number {
+	const reserved = Object.values(message.holders).some((holder) => holder.state === 'reserved');
+	return run.windowMs > 0 && !reserved ? run.windowMs : Math.max(run.windowMs, run.sendTtlMs);
+}
 
 const executionOf = (message: MessageRecord, holder: Holder) => holder.execution ?? message.execution;
 
@@ -60,7 +68,7 @@ function ownHolder(run: RunIdentity, item: ItemKeys, own: SendRecord | undefined
 }
 
 function saveMessage(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord) {
-	values.setMessage(item.messageKey, message, messageTtl(run));
+	values.setMessage(item.messageKey, message, messageTtl(run, message));
 }
 
 /** Takes a holder out of a message (another execution takes its send over), giving back its current counts. */
@@ -74,9 +82,11 @@ function evict(values: StagedValues, run: RunIdentity, item: ItemKeys, message: 
 
 const othersOf = (run: RunIdentity, message: MessageRecord) => Object.entries(message.holders).filter(([, holder]) => executionOf(message, holder) !== run.execution);
 
-/** Whether another execution started or sent the message within the repeat window (never with a window of 0). */
-const startedElsewhere = (run: RunIdentity, message: MessageRecord | undefined) =>
-	run.windowMs > 0 && message !== undefined && othersOf(run, message).some(([, holder]) => holder.state !== 'reserved');
+/** Whether another execution started or sent the message within the repeat window, counted from then (never with a window of 0). */
+const startedElsewhere = (values: StagedValues, run: RunIdentity, message: MessageRecord | undefined) =>
+	run.windowMs > 0 &&
+	message !== undefined &&
+	othersOf(run, message).some(([, holder]) => holder.state !== 'reserved' && (holder.at === undefined || values.now < holder.at + run.windowMs));
 
 /** Takes over every send of the message another execution only reserved, giving its counts back. */
 function takeOverReservations(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord | undefined) {
@@ -91,8 +101,10 @@ function take(values: StagedValues, run: RunIdentity, item: ItemKeys, message: M
 	for (const key of item.countKeys) values.addToCount(key, 1);
 	values.setSend(item.sendKey, { state, token: run.token, counted: item.countKeys }, run.sendTtlMs);
 	const kept = message ?? { execution: run.execution, holders: {} };
+	// Another execution's sends that went out guard nothing for this one any more (past the window, or none) and hold no counts to give back.
+	for (const [holderKey, holder] of othersOf(run, kept)) if (holder.state === 'sent') delete kept.holders[holderKey];
 	kept.execution = run.execution;
-	kept.holders[item.sendKey] = { state, counted: item.countKeys, token: run.token, execution: run.execution };
+	kept.holders[item.sendKey] = { state, counted: item.countKeys, token: run.token, execution: run.execution, ...(state === 'reserved' ? {} : { at: values.now }) };
 	saveMessage(values, run, item, kept);
 }
 
@@ -115,7 +127,7 @@ export function decideReserve(values: StagedValues, run: RunIdentity, item: Item
 	if (earlier && earlier.token === run.token && earlier.state === 'reserved') return { kind: 'send' };
 	if (earlier && earlier.state !== 'reserved') return { kind: 'earlier', outcome: earlier.state, taskId: earlier.taskId };
 	if (earlier) dropOtherTry(values, run, item, earlier, message);
-	if (startedElsewhere(run, message)) return { kind: 'repeat' };
+	if (startedElsewhere(values, run, message)) return { kind: 'repeat' };
 	takeOverReservations(values, run, item, message);
 	const full = fullWindow(values, item);
 	if (full) return { kind: 'limit', problem: limitProblem(item.phone, full) };
@@ -144,12 +156,13 @@ export function decideClaim(values: StagedValues, run: RunIdentity, item: ItemKe
 	const holder = ownHolder(run, item, own, message);
 	if (holder && message) {
 		holder.state = 'unknown';
+		holder.at = values.now;
 		saveMessage(values, run, item, message);
 		values.setSend(item.sendKey, { state: 'unknown', token: run.token, counted: own?.counted ?? holder.counted }, run.sendTtlMs);
 		return 'go';
 	}
 	// The reservation is gone: decided anew, as a reserve decides, with the counts.
-	if (startedElsewhere(run, message)) {
+	if (startedElsewhere(values, run, message)) {
 		if (own) values.setSend(item.sendKey, undefined, run.sendTtlMs);
 		return 'taken';
 	}
@@ -195,5 +208,6 @@ export function decideSent(values: StagedValues, run: RunIdentity, item: ItemKey
 	if (!holder || !message) return;
 	// Kept as sent even with a window of 0: an execution this one took the message from tells by its absence that its counts went back.
 	holder.state = 'sent';
+	holder.at = values.now;
 	saveMessage(values, run, item, message);
 }
