@@ -18,8 +18,10 @@ import { BatchOutcomes } from './outcomes';
  * What every step of one run of Send (and Send and Check Delivery) reads, and its opening. The
  * steps, in the order the operations call them, one file each: plan.ts reads and checks each item;
  * reserve.ts takes the send records (repeats, per-number limits) and checks the spending cap;
- * send.ts sends once per item; finish.ts marks what was sent, releases what never started and
- * names what a failure left behind; poll.ts follows the delivery. Their errors: ../../sendErrors.ts.
+ * send.ts sends once per item (noting in outcomes.ts what went out); finish.ts marks what was
+ * sent, releases what never started and names what a failure left behind. Send and Check Delivery
+ * keeps each item's end (deliveryCheck.ts) and follows the tasks (poll.ts). Their errors:
+ * ../../sendErrors.ts.
  */
 
 /** The request of one item's send, as the gateway gets it. */
