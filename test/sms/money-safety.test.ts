@@ -209,6 +209,25 @@ describe('across executions (the durable store)', () => {
 		expect(acceptedSends()).toBe(5);
 	});
 
+	it('with Repeat Window 0, a reservation a failed run could not release is taken over: the next execution sends it, not refused as message 2 this minute', async () => {
+		freezeClock();
+		const parameters = sendParameters({}, { repeatWindowMinutes: 0, perMinute: 1 });
+		let updates = 0;
+		// The reserve goes through; then the store fails every update: the claim, and the release after it.
+		const failed = await withStore(
+			(store) => async (keys, decide, guess) => {
+				if (++updates > 1) throw new StoreUnavailable(store.label, `${store.label}: the connection dropped (injected)`);
+				return await store.update(keys, decide, guess);
+			},
+			async () => await runSms(parameters, [{ phone: '13900009021' }], { settings: { continueOnFail: true } }),
+		);
+		expect(failed.json()[0].errorDescription).toMatch(/may still be in .*; they are only reservations, so the next execution of this node takes them over and sends those messages/);
+		expect(sendRequests()).toBe(0);
+		const next = await runSms(parameters, [{ phone: '13900009021' }]);
+		expect(next.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(acceptedSends()).toBe(1);
+	});
+
 	it('one store update reserves the batch, one starts the sends the batch starts at once (each still claimed before its paid call), one marks the batch sent', async () => {
 		freezeClock();
 		let updates = 0;

@@ -17,7 +17,16 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from '../../nodes/shared/store/durableStore';
-import { countKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
+import { checkWrittenKeys, lifetimeMs } from '../../nodes/shared/store/keyName';
+import { countKeyOf, messageKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
+import { countWindows, type CountWindow, type SendDecision } from '../../nodes/shared/store/sendRecords/rules';
+import { SendRecords } from '../../nodes/shared/store/sendRecords/sendRecords';
+import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
 import * as openStore from '../../nodes/shared/store/openStore';
 import { forgetAllExecutionMemory } from '../../nodes/shared/testing';
 import type { Emulator } from '../emulator/server';
@@ -201,6 +210,295 @@ describe.each(recordStores())('send records under store faults (%s store)', (_na
 				}
 			}),
 			{ numRuns: Number(process.env.PROPERTY_RUNS ?? 150) },
+		);
+	});
+});
+
+/**
+ * The send records themselves (SendRecords), property-based: two executions of one node that send
+ * some of the same messages, each step of each (reserve; per item claim, then the paid call; then
+ * mark sent and release what never started) interleaved in a generated order; either may stop
+ * early (another item refused: it releases what it never started) or crash (it releases nothing);
+ * the two run in processes whose clocks are a generated amount apart (as two hosts on one store);
+ * and, in some runs, store entries vanish at generated points (an evicting Redis, or one restarted
+ * without persistence). Then a following execution sends every message.
+ *
+ * Invariant: no message is skipped as a repeat unless another execution started it (so a message is
+ * never dropped without an error); and where no entry vanished: each message goes out at most once
+ * within a repeat window, and the following execution sends exactly what was not sent or started
+ * (or is refused by the per-number limit exactly when the number's sends fill it), at once or
+ * after the window, its counts equal to the sends. Items 3 and 10 of issue 33 fail it: a claim that answers "taken" for a
+ * message the other execution only reserved, which that execution then lets go; with Repeat
+ * Window 0 a crashed run's reservations that keep their counts, so the following run is refused.
+ */
+describe('send records, two executions interleaved step by step, clocks apart, entries vanishing', () => {
+	const NODE = 'workflow|node';
+	// One message per number: a number's counts are its message's sends.
+	const MESSAGES = [
+		{ phone: '13900007001', message: 'm0' },
+		{ phone: '13900007002', message: 'm1' },
+		{ phone: '13900007003', message: 'm2' },
+	];
+	const T = Date.parse('2026-11-22T02:30:30.000Z');
+
+	/** One store's entries, seen by processes whose clocks are apart: each writes and expires at its own time. */
+	class SharedEntries {
+		readonly entries = new Map<string, { value: string; expiresAt: number }>();
+
+		view(clock: () => number): DurableStore {
+			const entries = this.entries;
+			const valueOf = (key: string, now: number) => {
+				const entry = entries.get(key);
+				return entry && entry.expiresAt > now ? entry.value : undefined;
+			};
+			return {
+				kind: 'memory',
+				label: 'the shared test store',
+				now: async () => clock(),
+				read: async (keys) => keys.map((key) => valueOf(key, clock())),
+				update: async (keys, decide) => {
+					const now = clock();
+					const { writes, result } = decide(keys.map((key) => valueOf(key, now)), now);
+					checkWrittenKeys(keys, writes);
+					for (const write of writes) {
+						if (write.value === null) entries.delete(write.key);
+						else entries.set(write.key, { value: write.value, expiresAt: now + (lifetimeMs(write.ttlMs) ?? Infinity) });
+					}
+					return result;
+				},
+			};
+		}
+	}
+
+	type Outcome = 'sent' | 'failed' | 'unknown';
+	type Result = 'sent' | 'skipped' | 'refused' | 'failed' | 'unknown' | 'unstarted' | 'crashed';
+	interface Script {
+		messages: number[];
+		/** What the paid call of each item does: sent; certainly failed (released); outcome unknown (and whether it went out). */
+		outcomes: Array<{ outcome: Outcome; wentOut: boolean }>;
+		ending: { kind: 'finish' | 'stop' | 'crash'; atStep: number };
+		clockOffsetMs: number;
+	}
+
+	/** One execution of the node, step by step, as the node takes them (send/*.ts). */
+	class Execution {
+		readonly results = new Map<number, Result>();
+		readonly claimedGo = new Set<number>();
+		private decisions = new Map<number, SendDecision>();
+		private readonly calledOrDone = new Set<number>();
+		private readonly sent = new Map<number, string>();
+		private next = 0;
+		ended = false;
+
+		constructor(
+			readonly name: string,
+			readonly records: SendRecords,
+			readonly script: Script,
+			private readonly ledger: string[],
+		) {}
+
+		private get steps(): Array<() => Promise<void>> {
+			const items = this.script.messages.map((_, itemIndex) => [() => this.claim(itemIndex), () => this.call(itemIndex)]);
+			return [() => this.reserve(), ...items.flat(), () => this.finish()];
+		}
+
+		/** Runs its next step; a stop or crash where its script says. False once it has ended. */
+		async step(): Promise<boolean> {
+			if (this.ended) return false;
+			const { ending } = this.script;
+			if (ending.kind !== 'finish' && this.next >= ending.atStep) {
+				if (ending.kind === 'stop') await this.stop();
+				else this.crash();
+				return false;
+			}
+			await this.steps[this.next++]();
+			return !this.ended;
+		}
+
+		private async reserve() {
+			const sends = this.script.messages.map((index, itemIndex) => ({ itemIndex, ...MESSAGES[index] }));
+			this.decisions = await this.records.reserve(sends);
+		}
+
+		private async claim(itemIndex: number) {
+			const decision = this.decisions.get(itemIndex);
+			if (decision?.kind === 'repeat') return void this.results.set(itemIndex, 'skipped');
+			if (decision?.kind !== 'send') return void this.results.set(itemIndex, 'refused');
+			const answer = await this.records.claim(itemIndex);
+			if (answer === 'go') return void this.claimedGo.add(itemIndex);
+			this.results.set(itemIndex, answer === 'taken' ? 'skipped' : 'refused');
+		}
+
+		private async call(itemIndex: number) {
+			if (!this.claimedGo.has(itemIndex) || this.calledOrDone.has(itemIndex)) return;
+			this.calledOrDone.add(itemIndex);
+			const { outcome, wentOut } = this.script.outcomes[itemIndex];
+			const message = MESSAGES[this.script.messages[itemIndex]].message;
+			if (outcome === 'sent' || (outcome === 'unknown' && wentOut)) this.ledger.push(message);
+			if (outcome === 'sent') this.sent.set(itemIndex, `task ${this.name} ${itemIndex}`);
+			if (outcome === 'failed') await this.records.release([itemIndex]);
+			this.results.set(itemIndex, outcome);
+		}
+
+		private async finish() {
+			await this.records.markSent(this.sent);
+			await this.records.releaseUnstarted();
+			this.ended = true;
+		}
+
+		/** Another item was refused: the calls in flight finish, nothing more starts, what never started is released. */
+		private async stop() {
+			for (const itemIndex of this.claimedGo) await this.call(itemIndex);
+			this.script.messages.forEach((_, itemIndex) => this.results.has(itemIndex) || this.results.set(itemIndex, 'unstarted'));
+			await this.finish();
+		}
+
+		/** The worker died: nothing more is written. */
+		private crash() {
+			this.script.messages.forEach((_, itemIndex) => this.results.has(itemIndex) || this.results.set(itemIndex, 'crashed'));
+			this.ended = true;
+		}
+
+		/** The items of message `index` whose record stays started (sent or outcome unknown): they hold the number's counts. */
+		holding(index: number): number {
+			return this.script.messages.filter((message, itemIndex) => message === index && this.claimedGo.has(itemIndex) && this.results.get(itemIndex) !== 'failed').length;
+		}
+	}
+
+	const script = (clockOffsetMs: fc.Arbitrary<number>) =>
+		fc.record({
+			messages: fc.uniqueArray(fc.integer({ min: 0, max: MESSAGES.length - 1 }), { minLength: 1, maxLength: MESSAGES.length }),
+			outcomes: fc.array(fc.record({ outcome: fc.constantFrom<Outcome>('sent', 'sent', 'failed', 'unknown'), wentOut: fc.boolean() }), { minLength: MESSAGES.length, maxLength: MESSAGES.length }),
+			ending: fc.record({ kind: fc.constantFrom<'finish' | 'stop' | 'crash'>('finish', 'stop', 'crash'), atStep: fc.integer({ min: 0, max: 2 * MESSAGES.length + 1 }) }),
+			clockOffsetMs,
+		});
+	const scenario = fc.record({
+		a: script(fc.constant(0)),
+		b: script(fc.integer({ min: -90_000, max: 90_000 })),
+		/** Which execution takes the next step. */
+		order: fc.array(fc.boolean(), { minLength: 2 * (2 * MESSAGES.length + 2), maxLength: 2 * (2 * MESSAGES.length + 2) }),
+		stepMs: fc.array(fc.integer({ min: 0, max: 3_000 }), { minLength: 20, maxLength: 20 }),
+		repeatWindowMinutes: fc.constantFrom(0, 10),
+		/** When the following execution runs: at once, or after the repeat window (its clock 30 s apart). */
+		followAfterMs: fc.constantFrom(1_000, 12 * 60_000),
+		perDay: fc.constantFrom(1, 2),
+		/** Store entries deleted before the given step (its number in the interleaving), picked by index among the records' keys. */
+		vanish: fc.oneof(fc.constant<Array<{ beforeStep: number; key: number }>>([]), fc.array(fc.record({ beforeStep: fc.nat({ max: 20 }), key: fc.nat() }), { minLength: 1, maxLength: 4 })),
+	});
+
+	type StoreAt = (clock: () => number) => DurableStore;
+	// The number of runs: SQLite's take longer (a file update a step).
+	const stores: Array<[string, number, () => { at: StoreAt; close: () => void }]> = [
+		[
+			'memory, shared by both processes',
+			400,
+			() => {
+				const shared = new SharedEntries();
+				return { at: (clock) => shared.view(clock), close: () => undefined };
+			},
+		],
+	];
+	const sqlite = nodeSqlite();
+	const folder = mkdtempSync(join(tmpdir(), 'dgw-records-interleaved-'));
+	afterAll(() => rmSync(folder, { recursive: true, force: true }));
+	let files = 0;
+	if (sqlite) {
+		stores.push([
+			'SQLite, one file, a handle per process',
+			150,
+			() => {
+				const file = join(folder, `records-${++files}.sqlite`);
+				const opened: SqliteDurableStore[] = [];
+				return {
+					at: (clock) => {
+						const store = new SqliteDurableStore(sqlite, file, clock);
+						opened.push(store);
+						return store;
+					},
+					close: () => opened.forEach((store) => store.close()),
+				};
+			},
+		]);
+	}
+
+	it.each(stores)('%s: never a message dropped without an error; without vanishing entries each sent once and the next execution sends exactly the rest', async (_name, runs, openStore) => {
+		await fc.assert(
+			fc.asyncProperty(scenario, async ({ a, b, order, stepMs, repeatWindowMinutes, followAfterMs, perDay, vanish }) => {
+				const { at, close } = openStore();
+				try {
+					let elapsed = 0;
+					const clockOf = (offsetMs: number) => () => T + offsetMs + elapsed;
+					const limits = { perMinute: 100, perHour: 100, perDay };
+					const nodeRun = (execution: string, offsetMs: number) => new SendRecords(at(clockOf(offsetMs)), { node: NODE, execution, runIndex: 0 }, { limits, repeatWindowMinutes });
+					const ledger: string[] = [];
+					const executions = [new Execution('A', nodeRun('A', a.clockOffsetMs), a, ledger), new Execution('B', nodeRun('B', b.clockOffsetMs), b, ledger)];
+					const deleter = at(clockOf(0));
+					const keys = [
+						...['A', 'B'].flatMap((execution) => MESSAGES.map((_, itemIndex) => sendKeyOf(NODE, execution, 0, itemIndex))),
+						...MESSAGES.map(({ phone, message }) => messageKeyOf(NODE, phone, message)),
+						...MESSAGES.flatMap(({ phone }) => countWindows(limits, phone, T).map((window) => countKeyOf(NODE, phone, window))),
+					];
+
+					let stepNumber = 0;
+					for (const pick of [...order, ...Array<boolean>(40).fill(false), ...Array<boolean>(40).fill(true)]) {
+						const live = executions.filter((execution) => !execution.ended);
+						if (live.length === 0) break;
+						for (const gone of vanish.filter((entry) => entry.beforeStep === stepNumber)) {
+							const key = keys[gone.key % keys.length];
+							await deleter.update([key], () => ({ writes: [{ key, value: null }], result: undefined }));
+						}
+						elapsed += stepMs[stepNumber % stepMs.length];
+						stepNumber++;
+						await (live.length === 1 ? live[0] : executions[pick ? 1 : 0]).step();
+					}
+
+					// Skipped as a repeat only when another execution started the message: it went out, or that execution failed saying so.
+					for (const [index, execution] of executions.entries()) {
+						const other = executions[1 - index];
+						for (const [itemIndex, result] of execution.results) {
+							if (result !== 'skipped') continue;
+							const message = execution.script.messages[itemIndex];
+							expect({ repeatWindowMinutes, skippedWithoutReason: !other.script.messages.some((candidate, otherItem) => candidate === message && other.claimedGo.has(otherItem)) }).toEqual({
+								repeatWindowMinutes,
+								skippedWithoutReason: false,
+							});
+							expect(repeatWindowMinutes).toBeGreaterThan(0);
+						}
+					}
+					if (vanish.length > 0) return;
+
+					// Within the window each message goes out at most once; every number within its limit.
+					const sentCount = (message: string) => ledger.filter((entry) => entry === message).length;
+					for (const { message } of MESSAGES) {
+						if (repeatWindowMinutes > 0) expect([message, sentCount(message)]).toEqual([message, Math.min(1, sentCount(message))]);
+						expect(sentCount(message)).toBeLessThanOrEqual(perDay);
+					}
+
+					// The following execution: within the window a repeat where a message went out or may have; else sent while the number's limit allows.
+					elapsed += followAfterMs;
+					const withinWindow = followAfterMs < repeatWindowMinutes * 60_000;
+					const following = nodeRun('C', 30_000);
+					const decisions = await following.reserve(MESSAGES.map((entry, itemIndex) => ({ itemIndex, ...entry })));
+					for (const [index, { message }] of MESSAGES.entries()) {
+						const started = executions.reduce((sum, execution) => sum + execution.holding(index), 0);
+						const expected = withinWindow && started > 0 ? 'repeat' : started < perDay ? 'send' : 'limit';
+						expect([message, decisions.get(index)?.kind]).toEqual([message, expected]);
+						if (expected === 'send') expect([message, await following.claim(index)]).toEqual([message, 'go']);
+					}
+					await following.markSent(new Map(following.holding().map((itemIndex) => [itemIndex, `task C ${itemIndex}`])));
+
+					// Each number's day count is its message's sends that stay recorded.
+					const day = countWindows(limits, MESSAGES[0].phone, T + 30_000 + elapsed).find((window) => window.name === 'day') as CountWindow;
+					for (const [index, { phone }] of MESSAGES.entries()) {
+						const [count] = await deleter.read([countKeyOf(NODE, phone, day)]);
+						const started = executions.reduce((sum, execution) => sum + execution.holding(index), 0) + (decisions.get(index)?.kind === 'send' ? 1 : 0);
+						expect([phone, Number(count ?? 0)]).toEqual([phone, started]);
+					}
+				} finally {
+					close();
+				}
+			}),
+			{ numRuns: Number(process.env.PROPERTY_RUNS ?? runs) },
 		);
 	});
 });

@@ -126,6 +126,93 @@ describe('states across executions', () => {
 		expect((await records(store, 'execution 3', { limits }).reserve([{ ...send, message: 'other' }])).get(0)?.kind).toBe('limit');
 	});
 
+	it('a claim takes back a message another execution only reserved: the first claim wins, and that execution stopping drops nothing', async () => {
+		const { store } = clockedStore();
+		const limits = { perMinute: 1, perHour: 5, perDay: 10 };
+		const first = records(store, 'execution 1', { limits });
+		const second = records(store, 'execution 2', { limits });
+		expect(kinds(await first.reserve([send]))).toEqual(['send']);
+		// The second takes the reservation over, as if the first had stopped; but the first goes on and claims first.
+		expect(kinds(await second.reserve([send]))).toEqual(['send']);
+		expect(await first.claim(0)).toBe('go');
+		// The second stops before its sends (another item was refused) and lets its reservations go.
+		await second.releaseUnstarted();
+		await first.markSent(new Map([[0, 'task-1']]));
+		// The message stays the first's, sent; one message counted in the minute.
+		expect(kinds(await records(store, 'execution 3', { limits }).reserve([send]))).toEqual(['repeat']);
+		expect(kinds(await records(store, 'execution 4', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+	});
+
+	it('a claim finds the message taken when the other execution claimed it first', async () => {
+		const { store } = clockedStore();
+		const first = records(store, 'execution 1');
+		const second = records(store, 'execution 2');
+		await first.reserve([send]);
+		await second.reserve([send]);
+		expect(await second.claim(0)).toBe('go');
+		expect(await first.claim(0)).toBe('taken');
+		expect(first.holding()).toEqual([]);
+	});
+
+	it('with Repeat Window 0, two executions that reserved the same message: the first claim wins the number\'s last count, the other is refused', async () => {
+		const { store } = clockedStore();
+		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };
+		const first = records(store, 'execution 1', rules);
+		const second = records(store, 'execution 2', rules);
+		expect(kinds(await first.reserve([send]))).toEqual(['send']);
+		expect(kinds(await second.reserve([send]))).toEqual(['send']);
+		expect(await first.claim(0)).toBe('go');
+		expect(await second.claim(0)).toEqual({ limit: 'would be message 2 to 13900000001 in this calendar minute; this node allows 1' });
+	});
+
+	it('with Repeat Window 0, reservations a crashed run never started are taken over: a quick retry sends, counts included', async () => {
+		const { store } = clockedStore();
+		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };
+		expect(kinds(await records(store, 'execution 1', rules).reserve([send]))).toEqual(['send']);
+		// Execution 1's worker died: nothing was released. Its retry is a new execution.
+		const retry = records(store, 'execution 2', rules);
+		expect(kinds(await retry.reserve([send]))).toEqual(['send']);
+		expect(await retry.claim(0)).toBe('go');
+		await retry.markSent(new Map([[0, 'task-0']]));
+		// One message counted in the minute: another is refused.
+		expect(kinds(await records(store, 'execution 3', rules).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+	});
+
+	it('with Repeat Window 0, a send a crashed run started keeps its counts (it may have gone out)', async () => {
+		const { store } = clockedStore();
+		const rules = { limits: { perMinute: 1, perHour: 5, perDay: 10 }, repeatWindowMinutes: 0 };
+		const crashed = records(store, 'execution 1', rules);
+		await crashed.reserve([send]);
+		expect(await crashed.claim(0)).toBe('go');
+		expect(kinds(await records(store, 'execution 2', rules).reserve([send]))).toEqual(['limit']);
+	});
+
+	it('reservations a crashed run never started are taken over after its repeat window too: a late retry sends, counts included', async () => {
+		const { clock, store } = clockedStore();
+		const limits = { perMinute: 5, perHour: 5, perDay: 1 };
+		expect(kinds(await records(store, 'execution 1', { limits }).reserve([send]))).toEqual(['send']);
+		// The worker died; the execution is retried a quarter of an hour later, after the 10-minute window.
+		clock.at += minutes(15);
+		const retry = records(store, 'execution 2', { limits });
+		expect(kinds(await retry.reserve([send]))).toEqual(['send']);
+		expect(await retry.claim(0)).toBe('go');
+		await retry.markSent(new Map([[0, 'task-0']]));
+		// One message counted in the day; the retry's message guards the window from its send on.
+		expect(kinds(await records(store, 'execution 3', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+		clock.at += minutes(9);
+		expect(kinds(await records(store, 'execution 4', { limits }).reserve([send]))).toEqual(['repeat']);
+	});
+
+	it('a message sent again and again, each time after its window, keeps one record, not one holder per send', async () => {
+		const { clock, store } = clockedStore();
+		for (let round = 1; round <= 5; round++) {
+			if (round > 1) clock.at += minutes(11);
+			expect(kinds(await sendThrough(records(store, `execution ${round}`), [send]))).toEqual(['send']);
+		}
+		const [value] = await store.read([messageKeyOf('workflow|node', send.phone, send.message)]);
+		expect(Object.keys(JSON.parse(value as string).holders)).toHaveLength(1);
+	});
+
 	it('a message two items of one run share stays recorded until both let go', async () => {
 		const { store } = clockedStore();
 		const nodeRun = records(store, 'execution 1');
@@ -185,9 +272,10 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		];
 		const slow = records(store, 'execution 1', { limits });
 		expect(kinds(await slow.reserve(sends))).toEqual(['send', 'send', 'send']);
-		// Another execution takes "taken over" and "evicted" over; it then lets "evicted" go, and a third fills its number's minute.
+		// Another execution takes "taken over" and "evicted" over and starts "taken over"; it then lets "evicted" go, and a third fills its number's minute.
 		const other = records(store, 'execution 2', { limits });
 		expect(kinds(await other.reserve([sends[1], sends[2]].map((entry, itemIndex) => ({ ...entry, itemIndex }))))).toEqual(['send', 'send']);
+		expect(await other.claim(0)).toBe('go');
 		await other.release([1]);
 		expect(kinds(await records(store, 'execution 3', { limits }).reserve([{ ...sends[2], message: 'another' }]))).toEqual(['send']);
 

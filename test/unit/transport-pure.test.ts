@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 
-import { refusedForState } from '../../nodes/DataGatewaySms/actions/reviewed';
+import { refusedForState } from '../../nodes/DataGatewaySms/actions/changeRun';
 import { simplifyIdentity } from '../../nodes/DataGatewayTelephone/actions/identify.operation';
 import { GatewayFailure } from '../../nodes/shared/errors/failures';
 import { GatewayLimiter, LimiterWaitTooLong } from '../../nodes/shared/limits/limiter';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { inputError } from '../../../shared/errors/failures';
 import type { DurableStore } from '../../../shared/store/durableStore';
-import { KEEP_SENDS_MS, markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
+import { markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -42,6 +42,8 @@ export class DeliveryLog {
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly account: string,
+		/** How long a send's record is kept: at least as long as the repeat window that still counts its message as sent. */
+		private readonly keepMs: number,
 	) {}
 
 	/** Reads item `itemIndex`'s Reference; throws an input error naming the fix when it is too long. */
@@ -74,14 +76,10 @@ export class DeliveryLog {
 		return outcome;
 	}
 
-	/** Runs the node's sends, then waits for their records and says in the run's hints what the records could not do. */
-	async around<T>(sends: () => Promise<T>): Promise<T> {
-		try {
-			return await sends();
-		} finally {
-			await this.saved();
-			this.addHints();
-		}
+	/** After the node's sends, succeeded or not: waits for their records and says in the run's hints what the records could not do. */
+	async finish(): Promise<void> {
+		await this.saved();
+		this.addHints();
 	}
 
 	/** Waits until every send noted so far is recorded (or failed to be). */
@@ -109,7 +107,7 @@ export class DeliveryLog {
 			while (this.waiting.length > 0) {
 				const sends = this.waiting.splice(0);
 				try {
-					await recordSends(await this.openStore(), this.account, sends, Math.max(KEEP_SENDS_MS, this.repeatWindowMs()));
+					await recordSends(await this.openStore(), this.account, sends, this.keepMs);
 					this.recorded += sends.length;
 				} catch (error) {
 					this.failed += sends.length;
@@ -119,13 +117,6 @@ export class DeliveryLog {
 		} finally {
 			this.saving = undefined;
 		}
-	}
-
-	/** A record lasts at least as long as the repeat window that still counts its message as sent. */
-	private repeatWindowMs(): number {
-		const options = this.ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
-		const minutes = Number(options.repeatWindowMinutes ?? 0);
-		return Number.isFinite(minutes) && minutes > 0 ? minutes * 60_000 : 0;
 	}
 
 	private addHints() {

@@ -1,14 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { runForEachItem } from '../../../shared/n8n/batch';
-import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
-import { DeliveryLog, referenceFields } from './reference';
+import { referenceFields } from './reference';
 import { sendFields } from './send/fields';
+import { finishSends, settle } from './send/finish';
 import { planSend } from './send/plan';
-import { reserveSends } from './send/records';
-import { startSendRun } from './send/run';
-import { runSends } from './send/outcome';
-import { sendOnce } from './send/send';
+import { reserveSends } from './send/reserve';
+import { presentSend, sendItem } from './send/send';
+import { openSendRun } from './send/sendRun';
 import type { BillKind } from '../../../shared/money/bill';
 
 /** Counted in the run's bill hint. */
@@ -24,19 +23,20 @@ export const option: INodePropertyOptions = {
 
 export const description: INodeProperties[] = [...sendFields(['send', 'sendAndCheck']), ...referenceFields(['send', 'sendAndCheck'])];
 
-/** Sends one SMS per item and run, never twice under Retry On Fail or a retried execution. Outputs the task ID. */
+/**
+ * Sends one SMS per item and run, and outputs its task ID. Never twice under Retry On Fail (the
+ * execution's memory and the send records); not again by a retried execution only while Repeat
+ * Window > 0 (with 0 a retried execution sends every message again). The steps, in order: plan
+ * (read and check each item), reserve (send records and spending cap), send (the paid call), finish.
+ */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const client = await gatewayClient(this);
-	const run = await startSendRun(this, client, callOptions(this));
-	const deliveries = new DeliveryLog(this, client.accountKey);
-	return await deliveries.around(async () => await runSends(run, async () => await runForEachItem(this, {
-		concurrency: client.settings.limiter.maxConcurrent,
-		plan: async (itemIndex) => {
-			deliveries.readReference(itemIndex);
-			return await planSend(run, itemIndex);
-		},
-		beforeCalls: async (plans) => await reserveSends(run, [...plans.values()]),
-		execute: async (plan) => deliveries.sent(plan.itemIndex, await sendOnce(run, plan)),
-		output: (outcome, _plan, itemIndex) => ({ ...outcome, ...deliveries.outputOf(itemIndex) }) as IDataObject,
-	})));
+	const run = await openSendRun(this);
+	const batch = runForEachItem(this, {
+		concurrency: run.client.settings.limiter.maxConcurrent,
+		plan: async (itemIndex) => await planSend(run, itemIndex),
+		beforeCalls: async (plans) => await reserveSends(run, plans),
+		execute: async (plan) => await sendItem(run, plan),
+		output: (outcome, _plan, itemIndex) => presentSend(run, outcome, itemIndex),
+	});
+	return await finishSends(run, await settle(batch));
 }

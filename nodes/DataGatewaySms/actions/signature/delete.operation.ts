@@ -1,3 +1,3 @@
-import { reviewedOperation, SIGNATURE } from '../reviewed';
+import { reviewedOperation, SIGNATURE } from '../signaturesAndTemplates';
 
 export const { description, execute } = reviewedOperation(SIGNATURE, 'delete');

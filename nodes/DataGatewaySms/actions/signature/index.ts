@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { reviewedOperationProperty, SIGNATURE } from '../reviewed';
+import { reviewedOperationProperty, SIGNATURE } from '../signaturesAndTemplates';
 import * as create from './create.operation';
 import * as deleteSignature from './delete.operation';
 import * as get from './get.operation';

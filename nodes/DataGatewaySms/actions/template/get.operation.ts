@@ -1,3 +1,3 @@
-import { reviewedOperation, TEMPLATE } from '../reviewed';
+import { reviewedOperation, TEMPLATE } from '../signaturesAndTemplates';
 
 export const { description, execute } = reviewedOperation(TEMPLATE, 'get');

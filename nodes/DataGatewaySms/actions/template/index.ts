@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { reviewedOperationProperty, TEMPLATE } from '../reviewed';
+import { reviewedOperationProperty, TEMPLATE } from '../signaturesAndTemplates';
 import * as create from './create.operation';
 import * as deleteTemplate from './delete.operation';
 import * as get from './get.operation';

@@ -1,11 +1,18 @@
 import { limitProblem, type CountWindow, type SendDecision } from './rules';
-import type { MessageRecord, SendState, StagedValues } from './recordValues';
+import { readMessage, type Holder, type MessageRecord, type SendRecord, type SendState, type StagedValues } from './recordValues';
 
 /**
  * The decisions of the send records, pure (a store may run them more than once per update): each
  * takes the staged values of one update and changes them. Each is safe to run again after an
  * update whose answer was lost: a record carrying this run's token is this run's own earlier
  * write, so the second run of a decision finds its work done and changes nothing.
+ *
+ * A message's record lists its holders: the sends of it that are reserved, started or sent, each
+ * with its run's token, its execution, the counts it took and (started or sent) when, at the
+ * store's time: the repeat window counts from then. A holder that is only reserved may
+ * be taken over by another execution (its run stopped before sending, or its worker died): the
+ * taker gives its counts back. Every decision finds its own send by its token, in the send's own
+ * record or, when that is gone (evicted, or lost with a Redis restart), in the message's holders.
  */
 
 /** The keys of one item's send in this run. */
@@ -13,8 +20,7 @@ export interface ItemKeys {
 	itemIndex: number;
 	phone?: string;
 	sendKey: string;
-	/** Absent when the repeat window is 0: nothing keeps the message. */
-	messageKey?: string;
+	messageKey: string;
 	/** One per window, as they were when the batch read the store's clock. */
 	windows: CountWindow[];
 	countKeys: string[];
@@ -30,13 +36,62 @@ export interface RunIdentity {
 	sendTtlMs: number;
 }
 
+/**
+ * How long a message's record lasts: the repeat window (without one, as long as a send record);
+ * while a send of it is only reserved, at least as long as a send record, so that a crashed run's
+ * reservation is still taken over, with its counts, when its execution is retried after the window.
+ */
+function messageTtl(run: RunIdentity, message: MessageRecord): number {
+	const reserved = Object.values(message.holders).some((holder) => holder.state === 'reserved');
+	return run.windowMs > 0 && !reserved ? run.windowMs : Math.max(run.windowMs, run.sendTtlMs);
+}
+
+const executionOf = (message: MessageRecord, holder: Holder) => holder.execution ?? message.execution;
+
+/**
+ * The message's record where a decision looks for its own send whose record is gone. Unreadable,
+ * it holds nothing this run can find: the decision then has nothing to change, as before it looked.
+ */
+function messageWithout(values: StagedValues, item: ItemKeys): MessageRecord | undefined {
+	const value = values.current(item.messageKey);
+	try {
+		return readMessage(item.messageKey, value);
+	} catch {
+		return undefined;
+	}
+}
+
+/** This run's holder of the item's message, if the message still has it. */
+function ownHolder(run: RunIdentity, item: ItemKeys, own: SendRecord | undefined, message: MessageRecord | undefined): Holder | undefined {
+	const holder = message?.holders[item.sendKey];
+	return holder && (holder.token ?? own?.token) === run.token ? holder : undefined;
+}
+
+function saveMessage(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord) {
+	values.setMessage(item.messageKey, message, messageTtl(run, message));
+}
+
 /** Takes a holder out of a message (another execution takes its send over), giving back its current counts. */
-function evict(values: StagedValues, run: RunIdentity, messageKey: string, message: MessageRecord, holderKey: string) {
+function evict(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord, holderKey: string) {
 	const holder = message.holders[holderKey];
 	delete message.holders[holderKey];
-	values.setMessage(messageKey, message, run.windowMs);
+	saveMessage(values, run, item, message);
 	// A count not named in this update is of a window that has ended: it limits nothing any more.
 	for (const key of holder?.counted ?? []) if (values.has(key)) values.addToCount(key, -1);
+}
+
+const othersOf = (run: RunIdentity, message: MessageRecord) => Object.entries(message.holders).filter(([, holder]) => executionOf(message, holder) !== run.execution);
+
+/** Whether another execution started or sent the message within the repeat window, counted from then (never with a window of 0). */
+const startedElsewhere = (values: StagedValues, run: RunIdentity, message: MessageRecord | undefined) =>
+	run.windowMs > 0 &&
+	message !== undefined &&
+	othersOf(run, message).some(([, holder]) => holder.state !== 'reserved' && (holder.at === undefined || values.now < holder.at + run.windowMs));
+
+/** Takes over every send of the message another execution only reserved, giving its counts back. */
+function takeOverReservations(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord | undefined) {
+	if (!message) return;
+	for (const [holderKey, holder] of othersOf(run, message)) if (holder.state === 'reserved') evict(values, run, item, message, holderKey);
 }
 
 /** The first window at its limit, or undefined. */
@@ -45,35 +100,35 @@ const fullWindow = (values: StagedValues, item: ItemKeys) => item.windows.find((
 function take(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord | undefined, state: SendState) {
 	for (const key of item.countKeys) values.addToCount(key, 1);
 	values.setSend(item.sendKey, { state, token: run.token, counted: item.countKeys }, run.sendTtlMs);
-	if (item.messageKey) {
-		const kept = message && message.execution === run.execution ? message : { execution: run.execution, holders: {} };
-		kept.holders[item.sendKey] = { state, counted: item.countKeys };
-		values.setMessage(item.messageKey, kept, run.windowMs);
-	}
+	const kept = message ?? { execution: run.execution, holders: {} };
+	// Another execution's sends that went out guard nothing for this one any more (past the window, or none) and hold no counts to give back.
+	for (const [holderKey, holder] of othersOf(run, kept)) if (holder.state === 'sent') delete kept.holders[holderKey];
+	kept.execution = run.execution;
+	kept.holders[item.sendKey] = { state, counted: item.countKeys, token: run.token, execution: run.execution, ...(state === 'reserved' ? {} : { at: values.now }) };
+	saveMessage(values, run, item, kept);
+}
+
+/** A reservation of this very item by another try (same execution, run and item) whose run ended before sending it: given back. */
+function dropOtherTry(values: StagedValues, run: RunIdentity, item: ItemKeys, other: SendRecord, message: MessageRecord | undefined) {
+	if (message?.holders[item.sendKey]) evict(values, run, item, message, item.sendKey);
+	else for (const key of other.counted) if (values.has(key)) values.addToCount(key, -1);
+	values.setSend(item.sendKey, undefined, run.sendTtlMs);
 }
 
 /**
  * One item, in item order: an earlier try of this very item decides (sent or unknown: handed
  * back; only reserved: taken over); then the repeat window (another execution's message is a
- * repeat unless every send of it is only reserved, as by a run that stopped before starting them:
- * this run takes them over); then the per-number limits; then the send is reserved.
+ * repeat unless every send of it is only reserved: this run takes those over); then the
+ * per-number limits; then the send is reserved.
  */
 export function decideReserve(values: StagedValues, run: RunIdentity, item: ItemKeys): SendDecision {
 	const earlier = values.send(item.sendKey);
-	let message = item.messageKey ? values.message(item.messageKey) : undefined;
+	const message = values.message(item.messageKey);
 	if (earlier && earlier.token === run.token && earlier.state === 'reserved') return { kind: 'send' };
 	if (earlier && earlier.state !== 'reserved') return { kind: 'earlier', outcome: earlier.state, taskId: earlier.taskId };
-	if (earlier) {
-		// A reservation of this item by an earlier try that ended before sending it.
-		if (item.messageKey && message?.holders[item.sendKey]) evict(values, run, item.messageKey, message, item.sendKey);
-		else for (const key of earlier.counted) if (values.has(key)) values.addToCount(key, -1);
-		values.setSend(item.sendKey, undefined, run.sendTtlMs);
-	}
-	if (item.messageKey && message && message.execution !== run.execution) {
-		if (Object.values(message.holders).some((holder) => holder.state !== 'reserved')) return { kind: 'repeat' };
-		for (const holderKey of Object.keys(message.holders)) evict(values, run, item.messageKey, message, holderKey);
-		message = undefined;
-	}
+	if (earlier) dropOtherTry(values, run, item, earlier, message);
+	if (startedElsewhere(values, run, message)) return { kind: 'repeat' };
+	takeOverReservations(values, run, item, message);
 	const full = fullWindow(values, item);
 	if (full) return { kind: 'limit', problem: limitProblem(item.phone, full) };
 	take(values, run, item, message, 'reserved');
@@ -81,65 +136,78 @@ export function decideReserve(values: StagedValues, run: RunIdentity, item: Item
 }
 
 /**
- * Just before the paid call: reserved → outcome unknown. `taken` when another execution took the
- * message over meanwhile (it sends it); `limit` when the send had lost its reservation and the
- * counts are full now. Reads the counts only in that last case (a claim's first try names none).
+ * Just before the paid call: reserved → outcome unknown. When the reservation is gone (taken over
+ * by another execution, or its keys vanished) the claim decides as a reserve does: `taken` when
+ * another execution started the message (it sends it); else it takes the message back from
+ * executions that only reserved it, so the first claim wins; `limit` when the counts are full
+ * now. Reads the counts only in that case (a claim's first try names none).
  */
 export function decideClaim(values: StagedValues, run: RunIdentity, item: ItemKeys): 'go' | 'taken' | { limit: string } {
-	const own = values.send(item.sendKey);
-	if (!own || own.token !== run.token) return 'taken';
-	if (own.state !== 'reserved') return 'go';
-	if (!item.messageKey) {
-		values.setSend(item.sendKey, { ...own, state: 'unknown' }, run.sendTtlMs);
-		return 'go';
-	}
+	let own = values.send(item.sendKey);
+	if (own && own.token === run.token && own.state !== 'reserved') return 'go';
 	const message = values.message(item.messageKey);
-	if (message?.holders[item.sendKey]) {
-		message.holders[item.sendKey].state = 'unknown';
-		values.setMessage(item.messageKey, message, run.windowMs);
-		values.setSend(item.sendKey, { ...own, state: 'unknown' }, run.sendTtlMs);
+	if (own && own.token !== run.token) {
+		// Another try of this very item: it sends what it started; what it only reserved is taken back.
+		if (own.state !== 'reserved') return 'taken';
+		item.countKeys.forEach((key) => values.count(key));
+		dropOtherTry(values, run, item, own, message);
+		own = undefined;
+	}
+	const holder = ownHolder(run, item, own, message);
+	if (holder && message) {
+		holder.state = 'unknown';
+		holder.at = values.now;
+		saveMessage(values, run, item, message);
+		values.setSend(item.sendKey, { state: 'unknown', token: run.token, counted: own?.counted ?? holder.counted }, run.sendTtlMs);
 		return 'go';
 	}
-	if (message && message.execution !== run.execution) {
-		values.setSend(item.sendKey, undefined, run.sendTtlMs);
+	// The reservation is gone: decided anew, as a reserve decides, with the counts.
+	if (startedElsewhere(values, run, message)) {
+		if (own) values.setSend(item.sendKey, undefined, run.sendTtlMs);
 		return 'taken';
 	}
-	// Evicted, and the one who evicted let go again (or the window passed): take it anew.
+	item.countKeys.forEach((key) => values.count(key));
+	takeOverReservations(values, run, item, message);
 	const full = fullWindow(values, item);
 	if (full) {
-		values.setSend(item.sendKey, undefined, run.sendTtlMs);
+		if (own) values.setSend(item.sendKey, undefined, run.sendTtlMs);
 		return { limit: limitProblem(item.phone, full) };
 	}
 	take(values, run, item, message, 'unknown');
 	return 'go';
 }
 
-/** Gives back what this run's send took: it certainly failed or never started. Idempotent. */
+/**
+ * Gives back what this run's send took: it certainly failed or never started. Its counts stay
+ * taken only when another execution took the send over (the taker gave them back). Idempotent.
+ */
 export function decideRelease(values: StagedValues, run: RunIdentity, item: ItemKeys): void {
 	const own = values.send(item.sendKey);
-	if (!own || own.token !== run.token) return;
-	let counted = true;
-	if (item.messageKey) {
-		const message = values.message(item.messageKey);
-		// Held by another execution without this send: the one who took it over gave the counts back.
-		counted = !message || message.holders[item.sendKey] !== undefined;
-		if (message?.holders[item.sendKey]) {
-			delete message.holders[item.sendKey];
-			values.setMessage(item.messageKey, message, run.windowMs);
-		}
+	if (own && own.token !== run.token) return;
+	const message = own ? values.message(item.messageKey) : messageWithout(values, item);
+	const holder = ownHolder(run, item, own, message);
+	if (!own && !holder) return;
+	if (holder && message) {
+		delete message.holders[item.sendKey];
+		saveMessage(values, run, item, message);
 	}
-	if (counted) for (const key of own.counted) if (values.has(key)) values.addToCount(key, -1);
-	values.setSend(item.sendKey, undefined, run.sendTtlMs);
+	// Without its holder in a message that still exists, the send was taken over: its counts went back then.
+	const counted = holder !== undefined || message === undefined;
+	if (counted) for (const key of own?.counted ?? holder?.counted ?? []) if (values.has(key)) values.addToCount(key, -1);
+	if (own) values.setSend(item.sendKey, undefined, run.sendTtlMs);
 }
 
 /** Outcome unknown → sent, with the task ID, once the gateway took it. Reads no counts (its update names none). */
 export function decideSent(values: StagedValues, run: RunIdentity, item: ItemKeys, taskId: string | null): void {
 	const own = values.send(item.sendKey);
-	if (!own || own.token !== run.token || own.state !== 'unknown') return;
-	values.setSend(item.sendKey, { ...own, state: 'sent', taskId }, run.sendTtlMs);
-	if (!item.messageKey) return;
-	const message = values.message(item.messageKey);
-	if (!message?.holders[item.sendKey]) return;
-	message.holders[item.sendKey].state = 'sent';
-	values.setMessage(item.messageKey, message, run.windowMs);
+	if (own && (own.token !== run.token || own.state !== 'unknown')) return;
+	const message = own ? values.message(item.messageKey) : messageWithout(values, item);
+	const holder = ownHolder(run, item, own, message);
+	if (!own && !holder) return;
+	values.setSend(item.sendKey, { state: 'sent', token: run.token, counted: own?.counted ?? holder?.counted ?? [], taskId }, run.sendTtlMs);
+	if (!holder || !message) return;
+	// Kept as sent even with a window of 0: an execution this one took the message from tells by its absence that its counts went back.
+	holder.state = 'sent';
+	holder.at = values.now;
+	saveMessage(values, run, item, message);
 }

@@ -11,8 +11,11 @@ import { LIMIT_WINDOWS } from './rules';
  * SQLite store keeps a group's rows side by side, so a batch's reserve writes few pages):
  * - a send: one item of one run of one execution (`sms-send|node|execution|run>item`, grouped by
  *   the run), in one of the states below; released means the key is gone;
- * - a message (`sms-number|node|number>sms-message|fingerprint`), kept for the repeat window: the
- *   execution that sends it and each of its sends (holders) with their state and the counts they took;
+ * - a message (`sms-number|node|number>sms-message|fingerprint`), kept for the repeat window (while
+ *   a send of it is only reserved, for a day): each of its sends (holders) with their state, the
+ *   counts they took, their run's token and execution, and when they were started or sent.
+ *   Nodes with a window of 0 keep theirs apart (`…>sms-message|no window|fingerprint`), as long as a
+ *   send record: it guards nothing, it only lets another execution take over a crashed run's reservations;
  * - a count (`sms-number|node|number>sms-count|window|window number`): messages to a number in a
  *   calendar window, a whole number, kept until the window ends.
  * Messages and counts are grouped by number (a signature or template change, which has none, by node).
@@ -41,9 +44,20 @@ export interface SendRecord {
 	taskId?: string | null;
 }
 
+/** One send of a message: its state, the counts it took, and (in records written since claims take back) its run's token and execution. */
+export interface Holder {
+	state: SendState;
+	counted: string[];
+	token?: string;
+	execution?: string;
+	/** When it was started or sent (the store's time, ms): the repeat window counts from the last. Absent on a reservation. */
+	at?: number;
+}
+
 export interface MessageRecord {
+	/** The execution that took the message last; a holder without its own execution is of this one. */
 	execution: string;
-	holders: Record<string, { state: SendState; counted: string[] }>;
+	holders: Record<string, Holder>;
 }
 
 export class UnreadableRecord extends Error {
@@ -91,8 +105,10 @@ export function readMessage(key: string, value: string | undefined): MessageReco
 	const { execution, holders } = parseObject(key, value);
 	if (typeof execution !== 'string' || !holders || typeof holders !== 'object' || Array.isArray(holders)) throw unreadable(key, 'has an unexpected shape');
 	for (const holder of Object.values(holders as Record<string, unknown>)) {
-		const { state, counted } = (holder ?? {}) as Record<string, unknown>;
+		const { state, counted, token, execution: holderExecution, at } = (holder ?? {}) as Record<string, unknown>;
 		if (typeof state !== 'string' || !STATES.includes(state) || !isStringList(counted)) throw unreadable(key, 'has a holder of an unexpected shape');
+		if ([token, holderExecution].some((value) => value !== undefined && typeof value !== 'string')) throw unreadable(key, 'has a holder of an unexpected shape');
+		if (at !== undefined && !Number.isFinite(at)) throw unreadable(key, 'has a holder of an unexpected shape');
 	}
 	return { execution, holders: holders as MessageRecord['holders'] };
 }

@@ -14,15 +14,6 @@ export const LIMIT_WINDOWS: Array<{ limit: keyof SmsLimits; name: string; label:
 	{ limit: 'perDay', name: 'day', label: 'this calendar day (China time)', sizeMs: 86_400_000, offsetMs: CHINA_OFFSET_MS },
 ];
 
-/** One send (or change) the guard decides on. */
-export interface GuardedSend {
-	itemIndex: number;
-	/** The number, for the per-number limits; absent for signature and template changes. */
-	phone?: string;
-	/** The message (account, number, signature, template and variables), or the change. */
-	message: string;
-}
-
 /** A signature or template create repeated by another execution of the node within this time is skipped. */
 export const CHANGE_REPEAT_WINDOW_MINUTES = 24 * 60;
 

@@ -16,7 +16,7 @@ export interface RecordedSend {
 	message: string;
 }
 
-/** A claim's answer: send now, the message was taken over by another execution, or a per-number limit is full. */
+/** A claim's answer: send now, another execution started the message (it sends it), or a per-number limit is full. */
 export type ClaimAnswer = 'go' | 'taken' | { limit: string };
 
 /** Which node run the records belong to: sends are keyed by node, execution, run index and item. */
@@ -59,7 +59,7 @@ const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kep
 const RESULT = 'send-records';
 /** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
 const keysOfItems = (items: ItemKeys[], counts = true) =>
-	[...new Set(items.flatMap((item) => [item.sendKey, ...(item.messageKey ? [item.messageKey] : []), ...(counts ? item.countKeys : [])]))];
+	[...new Set(items.flatMap((item) => [item.sendKey, item.messageKey, ...(counts ? item.countKeys : [])]))];
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -72,7 +72,6 @@ export class SendRecords {
 	private readonly run: RunIdentity;
 	/** Items this run reserved, and whether their paid call started. */
 	private readonly held = new Map<number, { keys: ItemKeys; started: boolean }>();
-	private readonly decisions = new Map<number, SendDecision>();
 	/** What this run's updates left in the store: saves Redis a read on the next update of the same keys (the other stores read locally). */
 	private readonly known?: KnownValues;
 
@@ -86,6 +85,11 @@ export class SendRecords {
 		if (store.kind === 'redis') this.known = new KnownValues();
 	}
 
+	/** The repeat window these records keep, in minutes; 0 when off. Held here only. */
+	get repeatWindowMinutes(): number {
+		return this.rules.repeatWindowMinutes;
+	}
+
 	private keysOf(send: RecordedSend, now: number): ItemKeys {
 		const { node, execution, runIndex } = this.scope;
 		const windows = countWindows(this.rules.limits, send.phone, now);
@@ -93,7 +97,8 @@ export class SendRecords {
 			itemIndex: send.itemIndex,
 			phone: send.phone,
 			sendKey: sendKeyOf(node, execution, runIndex, send.itemIndex),
-			messageKey: this.run.windowMs > 0 ? messageKeyOf(node, send.phone, send.message) : undefined,
+			// With a window of 0 too, under a key of its own (it guards nothing): a crashed run's reservations are found there and taken over.
+			messageKey: messageKeyOf(node, send.phone, this.run.windowMs > 0 ? send.message : `no window|${send.message}`),
 			windows,
 			countKeys: windows.map((window) => countKeyOf(node, send.phone, window)),
 		};
@@ -137,8 +142,10 @@ export class SendRecords {
 	}
 
 	/**
-	 * Decides every send of the run in item order, at the store's time. When the store fails, every
-	 * part already taken is released before the error (a RecordsFailure) says nothing was sent.
+	 * Decides every send of the run in item order, at the store's time, and returns the decisions
+	 * (the caller keeps them; the records keep only the reservations). When the store fails, the
+	 * parts already taken are released and the error (a RecordsFailure) says nothing was sent;
+	 * when that release fails too, its `kept` names the reservations that may stay.
 	 */
 	async reserve(sends: RecordedSend[]): Promise<Map<number, SendDecision>> {
 		const decisions = new Map<number, SendDecision>();
@@ -151,7 +158,6 @@ export class SendRecords {
 			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item));
 			items.forEach((item, index) => {
 				decisions.set(item.itemIndex, results[index]);
-				this.decisions.set(item.itemIndex, results[index]);
 				if (results[index].kind === 'send') this.held.set(item.itemIndex, { keys: item, started: false });
 			});
 			return decisions;
@@ -163,9 +169,11 @@ export class SendRecords {
 
 	/**
 	 * Just before the item's paid call: its record becomes "outcome unknown", so that whatever
-	 * happens next, no execution sends it again within the window. `taken`: another execution took
-	 * the message over and sends it. Throws a RecordsFailure (the reservation released) when the
-	 * store fails: the item is then not sent. Claims asked while another is with the store go
+	 * happens next, no execution sends it again within the window. A message another execution took
+	 * over but only reserved is taken back (the first claim wins); `taken`: another execution
+	 * started it and sends it. Throws a RecordsFailure when the store fails: the item is then
+	 * not sent, and its reservation is released, or, when that release fails too, named in the
+	 * failure's `kept` as possibly still in the store. Claims asked while another is with the store go
 	 * together in the next update (jointCalls.ts); each still answers before its own paid call.
 	 */
 	async claim(itemIndex: number): Promise<ClaimAnswer> {
@@ -176,13 +184,16 @@ export class SendRecords {
 
 	private readonly claims = new JointCalls<number, ClaimAnswer>(ITEMS_PER_UPDATE, async (itemIndexes) => await this.claimTogether(itemIndexes));
 
-	/** One update for the claims of a group; when it fails, the group's reservations are released and each claim says so. */
+	/**
+	 * One update for the claims of a group. When it fails, the group's reservations are released
+	 * and each claim fails saying so; when that release fails too, each names its item as kept.
+	 */
 	private async claimTogether(itemIndexes: number[]): Promise<Array<JointAnswer<ClaimAnswer>>> {
 		const holds = itemIndexes.map((itemIndex) => this.held.get(itemIndex));
 		const items = holds.flatMap((held) => held?.keys ?? []);
 		try {
 			const claim = (values: StagedValues, item: ItemKeys) => decideClaim(values, this.run, item);
-			// Only a send whose message was taken from it meanwhile needs its counts: the rest claim without reading them.
+			// Only a send that lost its reservation meanwhile needs its counts: the rest claim without reading them.
 			const answers = await this.update(items, claim, false).catch(async (error: unknown) => (error instanceof UnnamedKey ? await this.update(items, claim) : Promise.reject(error)));
 			return holds.map((held, index) => {
 				if (!held) return { error: new Error(`Item ${itemIndexes[index] + 1} has no send reservation`) };
@@ -234,11 +245,6 @@ export class SendRecords {
 	/** Releases every reservation whose paid call never started (a failure stopped the batch first). */
 	async releaseUnstarted(): Promise<void> {
 		await this.release([...this.held].filter(([, held]) => !held.started).map(([itemIndex]) => itemIndex));
-	}
-
-	/** What reserve decided for the item; undefined for items it was not asked about. */
-	decisionOf(itemIndex: number): SendDecision | undefined {
-		return this.decisions.get(itemIndex);
 	}
 
 	/** Items that hold a reservation. */

@@ -2,6 +2,7 @@ import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { forVersion } from '../../../../shared/n8n/description';
 import { templateVariablesField, variablesInputFields } from '../templateVariables';
+import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
@@ -23,6 +24,20 @@ function idFields(name: string, displayName: string, noun: string, show: NonNull
 			displayOptions: forVersion(1.1, { show }),
 		},
 	];
+}
+
+/** A per-number limit of the Options: messages this node sends to one number in one calendar window. */
+function limitField(name: keyof SmsLimits, displayName: string, window: string): INodeProperties {
+	// A plain name: n8n's linter reads only a literal or a name as a default, not an index.
+	const limit = DEFAULT_SMS_LIMITS[name];
+	return {
+		displayName,
+		name,
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: limit,
+		description: `Messages this node sends to one number ${window}, counted across executions; the gateway default is ${limit}`,
+	};
 }
 
 /** The fields of Send, shared by Send and Send and Check Delivery. */
@@ -86,30 +101,9 @@ export function sendFields(operations: string[]): INodeProperties[] {
 			default: {},
 			displayOptions: { show },
 			options: [
-				{
-					displayName: 'Max per Number per Day',
-					name: 'perDay',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 10, // DEFAULT_SMS_LIMITS.perDay; the linter wants a literal
-					description: `Messages this node sends to one number in one calendar day, China time (UTC+8), counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perDay}`,
-				},
-				{
-					displayName: 'Max per Number per Hour',
-					name: 'perHour',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 5, // DEFAULT_SMS_LIMITS.perHour; the linter wants a literal
-					description: `Messages this node sends to one number in one calendar hour, counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perHour}`,
-				},
-				{
-					displayName: 'Max per Number per Minute',
-					name: 'perMinute',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: 1, // DEFAULT_SMS_LIMITS.perMinute; the linter wants a literal
-					description: `Messages this node sends to one number in one calendar minute, counted across executions; the gateway default is ${DEFAULT_SMS_LIMITS.perMinute}`,
-				},
+				limitField('perDay', 'Max per Number per Day', 'in one calendar day, China time (UTC+8)'),
+				limitField('perHour', 'Max per Number per Hour', 'in one calendar hour'),
+				limitField('perMinute', 'Max per Number per Minute', 'in one calendar minute'),
 				{
 					displayName: 'Read Template and Signature',
 					name: 'readTemplate',
@@ -125,7 +119,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					typeOptions: { minValue: 0 },
 					default: 10,
 					description:
-						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes, and outputs skippedAsRepeat: true instead. Runs within one execution (loops) always send. Checked in tenths of the window: a repeat within 90% of it is always caught. 0 turns it off.',
+						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes, and outputs skippedAsRepeat: true instead. Runs within one execution (loops) always send. The window is exact and counts from the end of the node run that sent the message. 0 turns it off: a retried execution then sends again.',
 				},
 				{
 					displayName: 'Signature Text',

@@ -8,7 +8,7 @@ import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
 import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
 import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
-import type { SendPlan, SendRun, SentRequest, SmsRequest } from './run';
+import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
 	const fail = (problem: string) =>
@@ -177,11 +177,12 @@ function planFromEarlier(run: SendRun, itemIndex: number, key: string, earlier: 
 }
 
 /**
- * Reads and checks one item's send, in item order, before anything is paid: the number, the
- * variables, the template's placeholders and approval when known, and the per-number limits.
+ * Reads and checks one item's send, in item order, before anything is paid: its Reference, the
+ * number, the variables, and the template's placeholders and approval when known.
  */
 export async function planSend(run: SendRun, itemIndex: number): Promise<SendPlan> {
 	const { ctx, client, memory } = run;
+	run.deliveries.readReference(itemIndex);
 	// Found by node, run index and item: on a retry the expressions may give another request.
 	const key = runKey(ctx, itemIndex, 'smsSend');
 	const earlier = memory.sends.get(key);

@@ -4,18 +4,15 @@ import { asNodeError, GatewayFailure, inputError } from '../../../../shared/erro
 import { smsTaskSchema, type SmsTask } from '../../../../shared/gateway/schemas/sms';
 import { abortableSleep } from '../../../../shared/limits/abortableSleep';
 import { SMS_TASK_STATUS, SMS_TASK_STATUS_LABELS } from '../../../../shared/gateway/catalog';
-import type { SendRun } from './run';
+import type { Polling, SendRun } from './sendRun';
+
+export type { Polling };
 
 export const MIN_POLL_INTERVAL_SECONDS = 0.1;
 
 /** The outcome of a task's last status: delivered, failed, sending (the wait ran out), or unknown for a status the gateway does not name. */
 export function deliveryOutcome(status: unknown): string {
 	return SMS_TASK_STATUS_LABELS[String(status)] ?? 'unknown';
-}
-
-export interface Polling {
-	intervalMs: number;
-	timeoutMs: number;
 }
 
 function readSeconds(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string, minimum: number, fallback: number): number {

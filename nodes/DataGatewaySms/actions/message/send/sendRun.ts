@@ -1,26 +1,28 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { MessageSize } from '../../../../shared/checks/sms';
-import { spendMeter, type callOptions } from '../../../../shared/transport/clientForNode';
+import { callOptions, gatewayClient, spendMeter } from '../../../../shared/transport/clientForNode';
 import { inputError } from '../../../../shared/errors/failures';
 import { openSendRecords } from '../../../../shared/store/sendRecords/open';
-import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
+import { KEEP_SENDS_MS } from '../../../../shared/store/sendsByTask';
+import type { SendDecision, SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import type { SendRecords } from '../../../../shared/store/sendRecords/sendRecords';
 import { DEFAULT_SMS_LIMITS } from '../../../../shared/gateway/catalog';
 import type { SpendMeter } from '../../../../shared/money/spend';
 import { executionMemory, type ExecutionMemory } from '../../../../shared/state/executionMemory';
 import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
-import { BatchOutcomes } from './outcome';
+import { DeliveryLog } from '../reference';
+import { BatchOutcomes } from './outcomes';
 
 /**
- * The stages of Send (and Send and Check Delivery), in the order send.operation.ts walks them, one
- * file each: fields.ts (the form), plan.ts reads and checks every item, records.ts reserves the
- * sends (repeats, per-number limits) and checks the spending cap, send.ts sends once per item,
- * outcome.ts releases what never started and names what a failure left behind; poll.ts follows
- * the delivery. This file holds what every stage of one node run reads.
+ * What every step of one run of Send (and Send and Check Delivery) reads, and its opening. The
+ * steps, in the order the operations call them, one file each: plan.ts reads and checks each item;
+ * reserve.ts takes the send records (repeats, per-number limits) and checks the spending cap;
+ * send.ts sends once per item (noting in outcomes.ts what went out); finish.ts marks what was
+ * sent, releases what never started and names what a failure left behind. Send and Check Delivery
+ * keeps each item's end (deliveryCheck.ts) and follows the tasks (poll.ts). Their errors:
+ * ../../sendErrors.ts.
  */
-
-export type CallOptions = ReturnType<typeof callOptions>;
 
 /** The request of one item's send, as the gateway gets it. */
 export type SmsRequest = {
@@ -50,6 +52,8 @@ export interface SendPlan {
 	lengthFrom?: 'options' | 'gateway';
 	/** Set when the item was already sent in this run (Retry On Fail): that send, its outcome, and what differs now. */
 	earlier?: { sent: SentRequest; outcome: Promise<string>; changed: string[] };
+	/** Send and Check Delivery only: how the item's delivery is followed. */
+	polling?: Polling;
 }
 
 export interface SendOutcome extends Partial<MessageSize> {
@@ -71,37 +75,49 @@ export interface SendOutcome extends Partial<MessageSize> {
 	sendRecords?: string;
 }
 
-/** What every stage reads within one run of the node; each part keeps its own state behind its methods. */
+/** How Send and Check Delivery follows one item's delivery (poll.ts reads it). */
+export interface Polling {
+	intervalMs: number;
+	timeoutMs: number;
+}
+
+/** What every step reads within one run of the node; each part keeps its own state behind its methods. */
 export interface SendRun {
 	readonly ctx: IExecuteFunctions;
 	readonly client: GatewayClient;
-	readonly options: CallOptions;
+	readonly options: ReturnType<typeof callOptions>;
 	/** Sends of this execution, found again by Retry On Fail. */
 	readonly memory: ExecutionMemory;
-	/** Sends across executions, in the durable store: each item reserved, then started, sent or released. */
+	/** Sends across executions, in the durable store: each item reserved, then started, sent or released. Holds the repeat window. */
 	readonly records: SendRecords;
-	/** 0 when the repeat check across executions is off. */
-	readonly repeatWindowMinutes: number;
+	/** What the records decided for each item (reserve.ts), read by the send (send.ts). */
+	readonly decisions: Map<number, SendDecision>;
 	readonly meter: SpendMeter;
 	/** What this try sent or left unknown, for the error that stops a batch. */
 	readonly outcomes: BatchOutcomes;
+	/** The task IDs with each item's Reference, for the delivery reports. */
+	readonly deliveries: DeliveryLog;
 }
 
-export async function startSendRun(ctx: IExecuteFunctions, client: GatewayClient, options: CallOptions): Promise<SendRun> {
-	const window = repeatWindowMinutes(ctx);
+/** Opens one run of Send or Send and Check Delivery: the credential's client, the options read once, the records. */
+export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
+	const client = await gatewayClient(ctx);
+	const repeatWindowMinutes = readRepeatWindow(ctx);
+	const records = await openSendRecords(ctx, { limits: smsLimits(ctx), repeatWindowMinutes });
 	return {
 		ctx,
 		client,
-		options,
+		options: callOptions(ctx),
 		memory: executionMemory(ctx),
-		records: await openSendRecords(ctx, { limits: smsLimits(ctx), repeatWindowMinutes: window }),
-		repeatWindowMinutes: window,
+		records,
+		decisions: new Map(),
 		meter: spendMeter(ctx, client),
-		outcomes: new BatchOutcomes(window),
+		outcomes: new BatchOutcomes(),
+		deliveries: new DeliveryLog(ctx, client.accountKey, Math.max(KEEP_SENDS_MS, records.repeatWindowMinutes * 60_000)),
 	};
 }
 
-function repeatWindowMinutes(ctx: IExecuteFunctions): number {
+function readRepeatWindow(ctx: IExecuteFunctions): number {
 	const sendOptions = ctx.getNodeParameter('sendOptions', 0, {}) as IDataObject;
 	const window = Number(sendOptions.repeatWindowMinutes ?? 10);
 	if (!Number.isFinite(window) || window < 0) {
