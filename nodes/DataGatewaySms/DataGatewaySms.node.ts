@@ -12,8 +12,8 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input. Saved nodes keep their form.
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_3),
+		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time. Saved nodes keep their form.
+		...nodeSkeleton('action', [...NODE_VERSIONS_TO_1_3, 1.4]),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },
