@@ -5,6 +5,7 @@ import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1
 import * as message from './actions/message';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
+import { searchSignatures, searchTemplates, SEARCH_METHODS } from './actions/catalogue/pickByName';
 import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
 import { priceNotice } from '../shared/n8n/priceNotice';
 import * as signature from './actions/signature';
@@ -12,7 +13,7 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time. Saved nodes keep their form.
+		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name. Saved nodes keep their form.
 		...nodeSkeleton('action', [...NODE_VERSIONS_TO_1_3, 1.4]),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
@@ -48,7 +49,11 @@ export class DataGatewaySms implements INodeType {
 		],
 	};
 
-	methods = { ...gatewayMethods, resourceMapping: { [TEMPLATE_VARIABLES_METHOD]: templateVariableFields } };
+	methods = {
+		...gatewayMethods,
+		resourceMapping: { [TEMPLATE_VARIABLES_METHOD]: templateVariableFields },
+		listSearch: { [SEARCH_METHODS.signature]: searchSignatures, [SEARCH_METHODS.template]: searchTemplates },
+	};
 
 	execute = executeByRouter(router);
 }

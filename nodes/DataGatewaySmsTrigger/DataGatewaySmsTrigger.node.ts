@@ -20,6 +20,7 @@ import { isFirstStart, reportIdentity } from './recentEvents';
 import { checkPathToken, presentedToken, WEBHOOK_PATH } from './callbackUrl';
 import { itemTime, notStartedWhileListening, receivedAt } from './listening';
 import { sendOfReport } from './sendOfReport';
+import { noteReview } from './reviewCatalogue';
 
 const STARTED_ANSWER = { received: true, started: true };
 
@@ -126,6 +127,8 @@ export class DataGatewaySmsTrigger implements INodeType {
 		if (!isCallbackAction(action)) return reject({ status: 400, reason: `unknown action ${JSON.stringify(action)}` });
 		const parsed = callbackSchemas[action].safeParse(read.body);
 		if (!parsed.success) return reject({ status: 400, reason: `invalid ${action} callback: ${describeSchemaProblem(parsed.error)}` });
+		// Whether or not it starts the workflow, a review result is what the catalogue should show.
+		if (parsed.data.action !== 'report') await noteReview(this, parsed.data.action, parsed.data.sign);
 
 		const events = this.getNodeParameter('events', []) as string[];
 		if (!events.includes(action)) return notStarted('event not selected');

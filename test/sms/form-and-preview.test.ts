@@ -53,7 +53,7 @@ describe('Template Variables "From the Template"', () => {
 	});
 
 	it('says what to do when there is no Template ID yet, or it is an expression, and that a template has no variables', async () => {
-		expect(await loadVariables('')).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/Enter the Template ID first/) });
+		expect(await loadVariables('')).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/Choose the template first/) });
 		expect((await loadVariables('={{ $json.template }}')).fields).toEqual([]);
 		expect(await loadVariables(emulator.demo.templateWithoutVariablesId)).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/has no variables/) });
 		expect(emulator.ledger().byPath['/sms/query_template']?.calls).toBe(1);

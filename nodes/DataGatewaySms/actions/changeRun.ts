@@ -5,7 +5,7 @@ import { runForEachItem } from '../../shared/n8n/batch';
 import { checkGatewayId, checkTemplateContent, type Problem } from '../../shared/checks/sms';
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
-import { noDataSchema, type signatureSchema, type templateSchema } from '../../shared/gateway/schemas/sms';
+import { noDataSchema, type Signature, type signatureSchema, type Template, type templateSchema } from '../../shared/gateway/schemas/sms';
 import type { OperationName } from '../../shared/gateway/catalog';
 import { presentReviewed } from '../../shared/output/smsObjects';
 import { openSendRecords } from '../../shared/store/sendRecords/open';
@@ -14,6 +14,8 @@ import { RecordsFailure, type SendRecords } from '../../shared/store/sendRecords
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey, type ExecutionMemory } from '../../shared/state/executionMemory';
 import type { GatewayClient } from '../../shared/transport/gatewayClient';
 import { keptRecordsText, recordsUnavailable, withKeptRecords } from './sendErrors';
+import { noteSightings } from './catalogue/access';
+import { sightingOf, type Sighting } from '../../shared/store/reviewedCatalogue';
 
 /** What sets a signature's operations apart from a template's (signaturesAndTemplates.ts gives the two). */
 export interface ReviewedKind {
@@ -122,6 +124,8 @@ class ChangeRun {
 	records: SendRecords | undefined;
 	private readonly decisions = new Map<number, SendDecision>();
 	private readonly made = new Map<number, string | null>();
+	/** What the gateway said about each object, for the catalogue. */
+	private readonly seen: Sighting[] = [];
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -156,7 +160,9 @@ class ChangeRun {
 	/** Makes the item's change once; its failure says what happened and what to do. */
 	async changeOnce(itemIndex: number, params: Params): Promise<unknown> {
 		try {
-			return await this.makeOnce(itemIndex, params);
+			const answer = await this.makeOnce(itemIndex, params);
+			this.see(answer, params);
+			return answer;
 		} catch (error) {
 			// Made (code 0), with an answer that does not fit: output with a warning (runForEachItem), not an error.
 			if (error instanceof MisshapenAnswer) return error;
@@ -188,6 +194,24 @@ class ChangeRun {
 		throw settled.error;
 	}
 
+	/** The catalogue's view of an answer: a create or update is (back) under review, which its answer need not say. */
+	private see(answer: unknown, params: Params): void {
+		const seenBy = this.operation;
+		if (answer === SKIPPED_AS_REPEAT || answer instanceof MisshapenAnswer) return;
+		if (seenBy === 'delete') {
+			this.seen.push({ id: String(params.id), deleted: true, seenBy });
+			return;
+		}
+		const object = answer as Signature | Template | undefined;
+		if (object?.id === undefined || object.id === null) return;
+		const sighting: Sighting = { ...sightingOf(object, seenBy), deleted: false };
+		if (seenBy !== 'get') {
+			Object.assign(sighting, { status: sighting.status ?? 0, error: null, name: sighting.name ?? params.name });
+			if (this.kind.hasContent && params.content !== undefined) sighting.content ??= String(params.content);
+		}
+		this.seen.push(sighting);
+	}
+
 	/** A refusal for the object's state gets the lifecycle rule; a change that may have been made says so. */
 	private explain(error: unknown): unknown {
 		if (!(error instanceof GatewayFailure)) return error;
@@ -209,6 +233,7 @@ class ChangeRun {
 			(items) => ({ items }),
 			(error: unknown) => ({ error }),
 		);
+		await noteSightings(this.ctx, this.kind.resource, this.seen, this.client.accountKey);
 		// A create left "outcome unknown" is skipped all the same: the failure changes nothing for the user.
 		await this.records?.markSent(this.made);
 		const kept = await this.records?.releaseUnstarted().then(

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../gateway/account';
 import { registerProcessState } from '../state/processState';
@@ -26,9 +26,9 @@ export interface OpenOptions {
  * The durable store for this node. Order: the credential's Redis, n8n's queue Redis in queue
  * mode, an SQLite file in n8n's user folder, this process's memory. Opening sends nothing: a store
  * that cannot be used fails its first call with a StoreUnavailable. Works for a node's execute()
- * and a trigger's webhook() (which may have no credential).
+ * and a trigger's webhook() (which may have no credential), and for the form's lists (load options).
  */
-export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunctions, options: OpenOptions = {}): Promise<DurableStore> {
+export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunctions | ILoadOptionsFunctions, options: OpenOptions = {}): Promise<DurableStore> {
 	const node = ctx.getNode();
 	const credential = options.withoutCredential ? undefined : node.credentials?.[CREDENTIAL_TYPE];
 	if (credential) {

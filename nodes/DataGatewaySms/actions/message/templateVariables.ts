@@ -1,9 +1,13 @@
 import { NodeOperationError, type IExecuteFunctions, type ILoadOptionsFunctions, type INodeProperties, type ResourceMapperFields } from 'n8n-workflow';
 
 import { checkTemplateContent, templateVariableNames } from '../../../shared/checks/sms';
-import { inputError } from '../../../shared/errors/failures';
+import { GatewayFailure, inputError } from '../../../shared/errors/failures';
 import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../shared/gateway/catalog';
-import { templateSchema } from '../../../shared/gateway/schemas/sms';
+import { templateSchema, type Template } from '../../../shared/gateway/schemas/sms';
+import { REVIEW_STATUS_LABELS } from '../../../shared/gateway/catalog';
+import { sightingOf } from '../../../shared/store/reviewedCatalogue';
+import { noteSightings } from '../catalogue/access';
+import { idValue } from '../catalogue/pickByName';
 import { CREDENTIAL_TYPE } from '../../../shared/gateway/account';
 import { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { settingsFromCredentials } from '../../../shared/transport/settings';
@@ -25,7 +29,8 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 		required: true,
 		description: `One value per variable of the template (at most ${MAX_VARIABLE_VALUE_LENGTH} characters each)`,
 		typeOptions: {
-			loadOptionsDependsOn: ['templateId'],
+			// From 1.4 the Template is a picker, whose ID is its `value`.
+			loadOptionsDependsOn: ['templateId', 'templateId.value'],
 			resourceMapper: {
 				resourceMapperMethod: TEMPLATE_VARIABLES_METHOD,
 				mode: 'add',
@@ -40,16 +45,44 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 	};
 }
 
-/** The template's variables as form fields; a template that breaks the gateway's rules says so here already. */
+/** The gateway's words about a template it would not give: "not found" when it says so, else quoted. */
+function unreadNotice(templateId: number, failure: GatewayFailure): string {
+	const said = `the gateway says "${failure.message}"`;
+	if (/not found|not exist|不存在|no such/i.test(failure.message)) return `Template ${templateId} not found (${said}). Check the ID, or pick the template from the list.`;
+	return `Template ${templateId} could not be read: ${said}.`;
+}
+
+/** How the form names a template: its ID and name. */
+const named = (templateId: number, template: Template) => `Template ${templateId}${template.name ? ` "${template.name}"` : ''}`;
+
+/**
+ * The template's variables as form fields, read with the free template query (and written into the
+ * catalogue). A template that does not exist, is not approved or breaks the gateway's rules says
+ * so here already, with its text.
+ */
 export async function templateVariableFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	const raw = String(this.getCurrentNodeParameter('templateId') ?? '').trim();
+	const raw = String(idValue(this.getCurrentNodeParameter('templateId')) ?? '').trim();
 	const templateId = Number(raw);
 	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
-		return { fields: [], emptyFieldsNotice: 'Enter the Template ID first (a fixed number, not an expression): its variables then appear here' };
+		return { fields: [], emptyFieldsNotice: 'Choose the template first (a fixed one, not an expression): its variables then appear here' };
 	}
 	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)));
-	const template = (await client.call('templateGet', { id: String(templateId) }, templateSchema)).data;
+	let template: Template;
+	try {
+		template = (await client.call('templateGet', { id: String(templateId) }, templateSchema)).data;
+	} catch (error) {
+		if (error instanceof GatewayFailure && error.kind === 'gateway-code') return { fields: [], emptyFieldsNotice: unreadNotice(templateId, error) };
+		throw error;
+	}
+	await noteSightings(this, 'template', [{ ...sightingOf(template, 'form'), deleted: false }], client.accountKey);
 	const content = template.content ?? '';
+	if (template.status === 0 || template.status === 2) {
+		const reason = template.status === 2 && template.error ? ` (the gateway says "${template.error}")` : '';
+		return {
+			fields: [],
+			emptyFieldsNotice: `${named(templateId, template)} is ${REVIEW_STATUS_LABELS[String(template.status)]}${reason}: it can be sent once approved. It reads: ${content}`,
+		};
+	}
 	const problem = checkTemplateContent(content);
 	if (problem && problem !== 'is empty') {
 		throw new NodeOperationError(this.getNode(), `Template ${templateId} ${problem}`, {
@@ -59,7 +92,7 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 	const names = [...new Set(templateVariableNames(content))];
 	return {
 		fields: names.map((name) => ({ id: name, displayName: name, required: true, defaultMatch: false, canBeUsedToMatch: false, display: true, type: 'string' })),
-		emptyFieldsNotice: `Template ${templateId} has no variables: nothing to fill in`,
+		emptyFieldsNotice: `${named(templateId, template)} has no variables: nothing to fill in. It reads: ${content}`,
 	};
 }
 

@@ -8,11 +8,13 @@ import { REDIS_URL_FIELD } from './settings';
 /**
  * Keys whose early loss costs a call, a count or a report's reference, never a message sent twice:
  * answers kept for reuse (lookups/reuse.ts), what Only New has seen (lookups/onlyNew.ts), the
- * telephone quota's counts (lookups/telephoneQuota.ts), delivery records (store/sendsByTask.ts).
+ * telephone quota's counts (lookups/telephoneQuota.ts), delivery records (store/sendsByTask.ts),
+ * the catalogue of signatures and templates and its list of accounts (store/reviewedCatalogue.ts:
+ * a convenience for the pickers; a vanished one costs names in a list, filled again by Import).
  * Every other key (the SMS send records and per-number counts among them) is refused on a Redis
  * that may evict it: a key of a kind not listed here is kept only where it cannot vanish.
  */
-const MAY_VANISH = /^(?:lookup-answer|seen|seen-generation|telephone-calls)\||^delivery:/;
+const MAY_VANISH = /^(?:lookup-answer|seen|seen-generation|telephone-calls|catalogue|catalogue-accounts)\||^delivery:/;
 
 /** Whether every key of an update may vanish early without a message being sent twice. */
 export function mayAllVanish(keys: readonly string[]): boolean {

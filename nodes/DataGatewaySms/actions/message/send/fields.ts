@@ -4,11 +4,15 @@ import { forVersion } from '../../../../shared/n8n/description';
 import { templateVariablesField, variablesInputFields } from '../templateVariables';
 import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
+import { pickerField } from '../../catalogue/pickByName';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
 
-/** An approved signature's or template's ID: a number field in version 1, text in 1.1 so a new node flags it as missing. */
-function idFields(name: string, displayName: string, noun: string, show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
+/**
+ * An approved signature's or template's ID: a number field in version 1, text in 1.1 to 1.3 so a
+ * new node flags it as missing, and from 1.4 a picker by name (catalogue/pickByName.ts) with By ID.
+ */
+function idFields(name: string, displayName: string, noun: 'signature' | 'template', show: NonNullable<IDisplayOptions['show']>): INodeProperties[] {
 	const description = `ID of an approved ${noun} (see the ${displayName.replace(' ID', '')} resource)`;
 	return [
 		{ displayName, name, type: 'number', required: true, default: 0, description, displayOptions: forVersion(1, { show }) },
@@ -21,8 +25,9 @@ function idFields(name: string, displayName: string, noun: string, show: NonNull
 			placeholder: noun === 'signature' ? 'e.g. 12, an approved signature' : 'e.g. 34, an approved template',
 			description,
 			hint: noun === 'signature' ? ID_HINT : ID_HINT.replace('Signature → Get', 'Template → Get'),
-			displayOptions: forVersion(1.1, { show }),
+			displayOptions: { show: { ...show, '@version': [1.1, 1.2, 1.3] } },
 		},
+		pickerField(name, noun, show),
 	];
 }
 

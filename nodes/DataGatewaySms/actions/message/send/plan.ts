@@ -8,6 +8,7 @@ import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
 import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
 import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
+import { idValue, isPicked } from '../../catalogue/pickByName';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
@@ -45,10 +46,15 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 	return Object.fromEntries(variables);
 }
 
-function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: string): number {
-	const raw = ctx.getNodeParameter(name, itemIndex, '') as unknown;
-	const where = label === 'Signature ID' ? 'Signature → Get' : 'Template → Get';
-	const fix = `Enter the numeric ID of an approved ${label.replace(' ID', '').toLowerCase()}: find it in the gateway console, or with ${where}.`;
+function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, idLabel: string): number {
+	const field = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	// From 1.4 a picker ("Signature", "Template") holds the ID.
+	const label = isPicked(field) ? idLabel.replace(' ID', '') : idLabel;
+	const raw = idValue(field);
+	const noun = idLabel.replace(' ID', '');
+	const fix = isPicked(field)
+		? `Pick an approved ${noun.toLowerCase()} from the list, or enter its numeric ID By ID (${noun} → Import to Catalogue lists ones made elsewhere).`
+		: `Enter the numeric ID of an approved ${noun.toLowerCase()}: find it in the gateway console, or with ${noun} → Get.`;
 	const checked = checkGatewayId(raw);
 	if (checked.problem !== undefined) throw inputError(ctx.getNode(), itemIndex, label, checked.problem, fix);
 	return checked.id;
@@ -56,7 +62,7 @@ function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, label: 
 
 /** The item's request from its fields, checked: number, IDs and variables. Preview reads it too. */
 export function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
-	const unset = (name: string) => ['', '0'].includes(String(ctx.getNodeParameter(name, itemIndex, '') ?? '').trim());
+	const unset = (name: string) => ['', '0'].includes(String(idValue(ctx.getNodeParameter(name, itemIndex, '')) ?? '').trim());
 	if (unset('signId') && unset('templateId')) {
 		throw inputError(ctx.getNode(), itemIndex, 'Signature ID and Template ID', 'are both empty or 0', 'Enter the numeric IDs of an approved signature and template: find them in the gateway console, or with Signature → Get and Template → Get.');
 	}
