@@ -9,16 +9,18 @@ import * as sendAndCheck from './message/sendAndCheck.operation';
 import * as createSignature from './signature/create.operation';
 import * as deleteSignature from './signature/delete.operation';
 import * as getSignature from './signature/get.operation';
+import * as importSignatures from './signature/import.operation';
 import * as updateSignature from './signature/update.operation';
 import * as createTemplate from './template/create.operation';
 import * as deleteTemplate from './template/delete.operation';
 import * as getTemplate from './template/get.operation';
+import * as importTemplates from './template/import.operation';
 import * as updateTemplate from './template/update.operation';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
 		message: { send, sendAndCheck, getStatus, checkPendingDeliveries, preview },
-		signature: { create: createSignature, get: getSignature, update: updateSignature, delete: deleteSignature },
-		template: { create: createTemplate, get: getTemplate, update: updateTemplate, delete: deleteTemplate },
+		signature: { create: createSignature, get: getSignature, import: importSignatures, update: updateSignature, delete: deleteSignature },
+		template: { create: createTemplate, get: getTemplate, import: importTemplates, update: updateTemplate, delete: deleteTemplate },
 	});
 }

@@ -4,6 +4,7 @@ import { checkKeyword } from '../../shared/checks/keyword';
 import { checkSignatureName } from '../../shared/checks/sms';
 import { signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
 import { runChanges, type ReviewedKind, type ReviewedOperation } from './changeRun';
+import { importOption } from './catalogue/import';
 
 export type { ReviewedKind, ReviewedOperation };
 
@@ -103,6 +104,7 @@ export function reviewedOperationProperty(kind: ReviewedKind): INodeProperties {
 			{ name: 'Create', value: 'create', description: `Submit a new ${noun} for review`, action: `Create a ${noun}` },
 			{ name: 'Delete', value: 'delete', description: `Delete an approved or rejected ${noun} (one under review may be refused)`, action: `Delete a ${noun}` },
 			{ name: 'Get', value: 'get', description: `Get a ${noun} with its review status`, action: `Get a ${noun}` },
+			importOption(kind),
 			{ name: 'Update', value: 'update', description: `Modify a rejected ${noun} and resubmit it for review`, action: `Update a ${noun}` },
 		],
 		default: 'create',

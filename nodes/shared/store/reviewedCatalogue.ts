@@ -44,21 +44,25 @@ export const CATALOGUE_ACCOUNTS_KEY = 'catalogue-accounts|';
 
 type EntryMap = Record<string, CatalogueEntry>;
 
-/** A value that is not a catalogue (garbled, older shape) reads as empty: the catalogue only helps. */
-function parseMap(value: string | undefined): EntryMap {
+/** A value that is not a JSON object (garbled, older shape) reads as empty: the catalogue only helps. */
+function parseObject(value: string | undefined): Record<string, unknown> {
 	if (!value) return {};
 	try {
 		const parsed = JSON.parse(value) as unknown;
-		if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
-		return Object.fromEntries(Object.entries(parsed as EntryMap).filter(([, entry]) => entry && typeof entry === 'object' && typeof entry.id === 'string'));
+		return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 	} catch {
 		return {};
 	}
 }
 
+function parseMap(value: string | undefined): EntryMap {
+	const isEntry = (entry: unknown): entry is CatalogueEntry => !!entry && typeof entry === 'object' && typeof (entry as CatalogueEntry).id === 'string';
+	return Object.fromEntries(Object.entries(parseObject(value)).filter(([, entry]) => isEntry(entry))) as EntryMap;
+}
+
+/** The accounts with a catalogue, each with when it was last written. */
 function parseAccounts(value: string | undefined): Record<string, string> {
-	const parsed = parseMap(value) as unknown as Record<string, unknown>;
-	return Object.fromEntries(Object.entries(parsed).filter(([, seen]) => typeof seen === 'string')) as Record<string, string>;
+	return Object.fromEntries(Object.entries(parseObject(value)).filter(([, seen]) => typeof seen === 'string')) as Record<string, string>;
 }
 
 /** Keeps the newest `max` of a map whose values carry or are an ISO time. */

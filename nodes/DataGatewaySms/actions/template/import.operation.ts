@@ -1,0 +1,4 @@
+import { TEMPLATE } from '../signaturesAndTemplates';
+import { importOperation } from '../catalogue/import';
+
+export const { description, execute } = importOperation(TEMPLATE);

@@ -1,0 +1,165 @@
+import type { IDataObject, ILoadOptionsFunctions, INode, INodeParameters } from 'n8n-workflow';
+
+import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
+import { TEMPLATE_VARIABLES_METHOD } from '../../nodes/DataGatewaySms/actions/message/templateVariables';
+import { SEARCH_METHODS } from '../../nodes/DataGatewaySms/actions/catalogue/pickByName';
+import { MAX_IMPORT_IDS } from '../../nodes/DataGatewaySms/actions/catalogue/import';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
+import { sendParameters } from '../harness/sms';
+import { runWorkflow } from '../harness/workflow';
+import { serveWebhook, type WebhookServer } from '../trigger/webhookServer';
+
+/**
+ * The catalogue of signatures and templates (issue 35) as a user meets it: what the node creates,
+ * reads, imports or deletes, and what a review callback at the trigger says, shows in the pickers'
+ * lists; Send 1.4 sends what was picked; saved nodes of every earlier version send as before.
+ */
+const HOUR = 3_600_000;
+const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 };
+let emulator: Emulator;
+useEmulator((started) => (emulator = started), untilFinished, untilFinished);
+
+const sms = new DataGatewaySms();
+const credential = () => ({ appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, maxRetries: 0 });
+let trigger: WebhookServer | undefined;
+afterEach(async () => {
+	await trigger?.close();
+	trigger = undefined;
+});
+
+function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], typeVersion?: number) {
+	return runWorkflow({ steps: [{ name: 'SMS', type: sms, parameters, typeVersion }], items, credentials: { dataGatewayApi: credential() } });
+}
+
+/** The editor's call of a form method, with the node's current parameters. */
+function formContext(parameters: Record<string, unknown> = {}) {
+	return {
+		getCurrentNodeParameter: (name: string) => parameters[name],
+		getCredentials: async () => credential(),
+		getNode: () => ({ name: 'SMS', typeVersion: 1.4, parameters: {} }) as unknown as INode,
+	} as unknown as ILoadOptionsFunctions;
+}
+const list = async (kind: 'signature' | 'template', filter?: string) =>
+	(await sms.methods.listSearch[SEARCH_METHODS[kind]].call(formContext(), filter)).results;
+const queries = (path: string) => emulator.ledger().byPath[path]?.calls ?? 0;
+
+async function until(condition: () => boolean) {
+	for (let wait = 0; wait < 500 && !condition(); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+	expect(condition()).toBe(true);
+}
+
+const createTemplate = (name: string, content: string) =>
+	runSms({ resource: 'template', operation: 'create', name, content, remark: 'login codes for example.com' });
+
+describe('the catalogue fills from what the node does', () => {
+	it('a created template is listed by name as under review, then approved after the review callback, without a query', async () => {
+		const created = await createTemplate('登录验证', '您的登录验证码是${code}');
+		expect(created.error).toBeUndefined();
+		const id = String(created.json()[0].id);
+		expect(await list('template')).toEqual([expect.objectContaining({ value: id, name: `登录验证 · #${id} · under review · 您的登录验证码是\${code}` })]);
+
+		trigger = await serveWebhook(new DataGatewaySmsTrigger(), {}, { mode: 'webhook', typeVersion: 1.2 });
+		emulator.configure({ callbackUrl: trigger.url });
+		const queriesBefore = queries('/sms/query_template');
+		emulator.finishPending('review', id);
+		await until(() => trigger!.starts.length > 0);
+		expect(trigger.logs).toEqual([]);
+		expect(await list('template')).toEqual([{ value: id, name: `登录验证 · #${id} · 您的登录验证码是\${code}` }]);
+		expect(queries('/sms/query_template')).toBe(queriesBefore);
+	});
+
+	it('approved ones come first; search finds by name, ID, text and status; a deleted one leaves the list', async () => {
+		const pending = String((await createTemplate('Aaa pending', '您的订单${order}已发货')).json()[0].id);
+		await runSms({ resource: 'template', operation: 'get', id: emulator.demo.templateId });
+		const names = (await list('template')).map((entry) => entry.value);
+		expect(names).toEqual([String(emulator.demo.templateId), pending]);
+		expect((await list('template', 'under review')).map((entry) => entry.value)).toEqual([pending]);
+		expect((await list('template', '已发货')).map((entry) => entry.value)).toEqual([pending]);
+		expect((await list('template', String(emulator.demo.templateId))).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId)]);
+
+		// An approved template may be deleted; the list no longer offers it (the demo template stays for the other tests).
+		const approved = String((await createTemplate('Old', '旧模板${x}')).json()[0].id);
+		emulator.finishPending('review', approved);
+		expect((await list('template')).map((entry) => entry.value)).toContain(approved);
+		const deleted = await runSms({ resource: 'template', operation: 'delete', id: approved });
+		expect(deleted.error).toBeUndefined();
+		expect((await list('template')).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId), pending]);
+	});
+
+	it('a rejected one says so, with the gateway reason', async () => {
+		const signature = await runSms({ resource: 'signature', operation: 'create', name: '测试签名', remark: 'a test' });
+		const id = String(signature.json()[0].id);
+		emulator.finishPending('review', id);
+		await runSms({ resource: 'signature', operation: 'get', id });
+		expect((await list('signature'))[0].name).toMatch(new RegExp(`^测试签名 · #${id} · rejected: 签名含测试字样`));
+	});
+});
+
+describe('Import to Catalogue', () => {
+	it('reads the IDs with the free query, lists the found ones and reports the unknown ones', async () => {
+		const result = await runSms({ resource: 'template', operation: 'import', ids: `${emulator.demo.templateId}, 900000-900002` });
+		expect(result.error).toBeUndefined();
+		const [output] = result.json();
+		expect(output).toMatchObject({ read: 4, imported: 1, found: [{ id: String(emulator.demo.templateId), statusLabel: 'approved' }] });
+		expect((output.notFound as IDataObject[]).map((entry) => entry.id)).toEqual(['900000', '900001', '900002']);
+		expect((output.notFound as IDataObject[])[0].message).toMatch(/not found/);
+		expect((await list('template')).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId)]);
+		expect(emulator.ledger().byPath['/sms/query_template']).toMatchObject({ calls: 4, billedCalls: 0 });
+	});
+
+	it(`refuses more than ${MAX_IMPORT_IDS} IDs a run, and a bad range, before any query`, async () => {
+		const tooMany = await runSms({ resource: 'signature', operation: 'import', ids: `1-${MAX_IMPORT_IDS}, ${MAX_IMPORT_IDS + 1}` });
+		expect(tooMany.error?.message).toBe(`Item 1: Signature IDs would bring this run to ${MAX_IMPORT_IDS + 1} IDs, more than ${MAX_IMPORT_IDS}`);
+		const backwards = await runSms({ resource: 'signature', operation: 'import', ids: '9-3' });
+		expect(backwards.error?.message).toMatch(/Item 1: Signature IDs has "9-3"/);
+		expect(queries('/sms/query_sign')).toBe(0);
+	});
+});
+
+describe('the form says what it read', () => {
+	const loadVariables = (templateId: unknown) => sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(formContext({ templateId }));
+
+	it('a template ID that does not exist says "Template 502 not found" with the gateway words', async () => {
+		const fields = await loadVariables({ __rl: true, mode: 'id', value: '502' });
+		expect(fields).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/^Template 502 not found \(the gateway says "template not found"\)/) });
+	});
+
+	it("a picked template's variables are read from the picker; one under review says so with its text", async () => {
+		const picked = await loadVariables({ __rl: true, mode: 'list', value: String(emulator.demo.templateId), cachedResultName: 'x' });
+		expect(picked.fields.map((field) => field.id)).toEqual(['code']);
+		const pending = String((await createTemplate('通知', '您的快递${no}到了')).json()[0].id);
+		const notice = (await loadVariables({ __rl: true, mode: 'id', value: pending })).emptyFieldsNotice;
+		expect(notice).toBe(`Template ${pending} "通知" is under review: it can be sent once approved. It reads: 您的快递\${no}到了`);
+		// What the form read is listed too.
+		expect((await list('template')).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId), pending]);
+	});
+});
+
+describe('Send picks by name in 1.4; saved nodes keep their ID fields', () => {
+	const picked = (id: string | number) => ({ __rl: true, mode: 'list', value: String(id), cachedResultName: 'picked' });
+
+	it('Send 1.4 sends the picked signature and template', async () => {
+		const result = await runSms(
+			sendParameters(emulator, { signId: picked(emulator.demo.signatureId), templateId: { __rl: true, mode: 'id', value: String(emulator.demo.templateId) } }),
+			[{ phone: '13900035001' }],
+			1.4,
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json()[0]).toMatchObject({ taskId: expect.any(String), signId: Number(emulator.demo.signatureId), templateId: Number(emulator.demo.templateId) });
+	});
+
+	it('a wrong ID in a picker is named by its field', async () => {
+		const result = await runSms(sendParameters(emulator, { signId: picked(emulator.demo.signatureId), templateId: { __rl: true, mode: 'id', value: '={{ $json.template }}' } }), [{ phone: '13900035002', template: 'abc' }], 1.4);
+		expect(result.error?.message).toBe('Item 1: Template "abc" is not a positive whole number written with the digits 0-9');
+		expect(queries('/sms/send')).toBe(0);
+	});
+
+	it.each([1, 1.1, 1.2, 1.3])('a workflow saved with version %s sends as before', async (typeVersion) => {
+		const parameters = sendParameters(emulator);
+		const result = await runSms(typeVersion === 1 ? parameters : { ...parameters, signId: String(parameters.signId), templateId: String(parameters.templateId) }, [{ phone: '13900035003' }], typeVersion);
+		expect(result.error).toBeUndefined();
+		expect(result.json()[0]).toMatchObject({ taskId: expect.any(String), phone: '13900035003' });
+	});
+});
