@@ -4,7 +4,6 @@ import { checkKeyword } from '../../shared/checks/keyword';
 import { checkSignatureName } from '../../shared/checks/sms';
 import { signatureSchema, templateSchema } from '../../shared/gateway/schemas/sms';
 import { runChanges, type ReviewedKind, type ReviewedOperation } from './changeRun';
-import { importOption } from './catalogue/import';
 
 export type { ReviewedKind, ReviewedOperation };
 
@@ -104,7 +103,12 @@ export function reviewedOperationProperty(kind: ReviewedKind): INodeProperties {
 			{ name: 'Create', value: 'create', description: `Submit a new ${noun} for review`, action: `Create a ${noun}` },
 			{ name: 'Delete', value: 'delete', description: `Delete an approved or rejected ${noun} (one under review may be refused)`, action: `Delete a ${noun}` },
 			{ name: 'Get', value: 'get', description: `Get a ${noun} with its review status`, action: `Get a ${noun}` },
-			importOption(kind),
+			{
+				name: 'Import to Catalogue',
+				value: 'import',
+				description: `Read ${noun}s by ID (free) so that Send lists them by name, e.g. ones made on the gateway's site`,
+				action: `Import ${noun}s to the catalogue`,
+			},
 			{ name: 'Update', value: 'update', description: `Modify a rejected ${noun} and resubmit it for review`, action: `Update a ${noun}` },
 		],
 		default: 'create',

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { accountKeyOf, CREDENTIAL_TYPE } from '../../../shared/gateway/account';
+import type { GatewayFailure } from '../../../shared/errors/failures';
 import { openDurableStore } from '../../../shared/store/openStore';
 import { recordSightings, type CatalogueKind, type Sighting } from '../../../shared/store/reviewedCatalogue';
 import { settingsFromCredentials } from '../../../shared/transport/settings';
@@ -30,4 +31,9 @@ export async function noteSightings(ctx: IExecuteFunctions | ILoadOptionsFunctio
 	} catch (error) {
 		ctx.logger?.debug?.(`Data Gateway SMS: the catalogue of ${kind}s was not updated: ${error instanceof Error ? error.message : String(error)}`);
 	}
+}
+
+/** Whether a refusal of a signature or template query says the ID is unknown (the gateway shows no code for it). */
+export function saysNotFound(failure: GatewayFailure): boolean {
+	return failure.kind === 'gateway-code' && /not found|not exist|no such|不存在|未找到|找不到/i.test(failure.message);
 }

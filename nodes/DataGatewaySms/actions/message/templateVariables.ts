@@ -1,12 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type ILoadOptionsFunctions, type INodeProperties, type ResourceMapperFields } from 'n8n-workflow';
 
 import { checkTemplateContent, templateVariableNames } from '../../../shared/checks/sms';
-import { GatewayFailure, inputError } from '../../../shared/errors/failures';
-import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../shared/gateway/catalog';
+import { asNodeError, GatewayFailure, inputError } from '../../../shared/errors/failures';
+import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH, REVIEW_STATUS_LABELS } from '../../../shared/gateway/catalog';
 import { templateSchema, type Template } from '../../../shared/gateway/schemas/sms';
-import { REVIEW_STATUS_LABELS } from '../../../shared/gateway/catalog';
 import { sightingOf } from '../../../shared/store/reviewedCatalogue';
-import { noteSightings } from '../catalogue/access';
+import { noteSightings, saysNotFound } from '../catalogue/access';
 import { idValue } from '../catalogue/pickByName';
 import { CREDENTIAL_TYPE } from '../../../shared/gateway/account';
 import { GatewayClient } from '../../../shared/transport/gatewayClient';
@@ -48,7 +47,7 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 /** The gateway's words about a template it would not give: "not found" when it says so, else quoted. */
 function unreadNotice(templateId: number, failure: GatewayFailure): string {
 	const said = `the gateway says "${failure.message}"`;
-	if (/not found|not exist|不存在|no such/i.test(failure.message)) return `Template ${templateId} not found (${said}). Check the ID, or pick the template from the list.`;
+	if (saysNotFound(failure)) return `Template ${templateId} not found (${said}). Check the ID, or pick the template from the list.`;
 	return `Template ${templateId} could not be read: ${said}.`;
 }
 
@@ -72,7 +71,7 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 		template = (await client.call('templateGet', { id: String(templateId) }, templateSchema)).data;
 	} catch (error) {
 		if (error instanceof GatewayFailure && error.kind === 'gateway-code') return { fields: [], emptyFieldsNotice: unreadNotice(templateId, error) };
-		throw error;
+		throw asNodeError(this.getNode(), error, 0);
 	}
 	await noteSightings(this, 'template', [{ ...sightingOf(template, 'form'), deleted: false }], client.accountKey);
 	const content = template.content ?? '';
