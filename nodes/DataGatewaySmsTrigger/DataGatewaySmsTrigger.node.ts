@@ -44,8 +44,8 @@ export class DataGatewaySmsTrigger implements INodeType {
 		icon: { light: 'file:dataGatewaySmsTrigger.svg', dark: 'file:dataGatewaySmsTrigger.dark.svg' },
 		group: ['trigger'],
 		subtitle: '={{ $parameter["events"].map((event) => ({ report: "delivery report", sign: "signature review", template: "template review" })[event] ?? event).join(", ") }}',
-		// n8n lists this node and Data Gateway SMS as one entry in the node creator, with this text: sending comes first.
-		description: 'Send SMS text messages (短信) with Data Gateway SMS; this trigger starts a workflow on their delivery reports and on signature and template review results',
+		// n8n lists this node and Data Gateway SMS as one entry in the node creator, with this text: sending comes first, and it names no single node.
+		description: 'Send SMS text messages (短信) and start workflows on their delivery reports and on signature and template review results',
 		documentationUrl: readmeUrl('data-gateway-sms-trigger'),
 		defaults: { name: 'Data Gateway SMS Trigger' },
 		webhooks: [

@@ -85,12 +85,35 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { '@version': [{ _cnd: { lt: TOKEN_IN_PATH_VERSION } }] } },
 	},
+	// From 1.2 the notices follow Security: whether the URL carries a token, and a warning while no check is set.
 	{
-		displayName: `Copy the Production URL above (a URL Token is part of it) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
+		displayName: `Copy the Production URL above (the URL Token is part of it) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
 		name: 'setupNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] } },
+		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }], 'security.token': [{ _cnd: { exists: true } }] } },
+	},
+	{
+		displayName: `Copy the Production URL above into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
+		name: 'setupNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] }, hide: { 'security.token': [{ _cnd: { exists: true } }] } },
+	},
+	{
+		displayName:
+			'No Security check is set: any request to this URL is accepted as a callback and can start the workflow. Add a URL Token (or a header or allowed source IPs) under Security.',
+		name: 'openUrlNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: {
+			show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] },
+			hide: {
+				'security.token': [{ _cnd: { exists: true } }],
+				'security.header.pair.name': [{ _cnd: { exists: true } }],
+				'security.allowedIps': [{ _cnd: { exists: true } }],
+			},
+		},
 	},
 	{
 		displayName: `If the URLs above start with http://localhost, the gateway cannot reach them: set WEBHOOK_URL to n8n's public address. ${readmeLink('data-gateway-sms-trigger', 'How')}`,

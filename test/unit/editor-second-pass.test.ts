@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Workflow, type INode, type INodeParameters, type INodeProperties, type INodeType, type INodePropertyOptions } from 'n8n-workflow';
+import { NodeHelpers, Workflow, type INode, type INodeParameters, type INodeProperties, type INodeType, type INodePropertyOptions } from 'n8n-workflow';
 
 import { DataGatewayApi } from '../../credentials/DataGatewayApi.credentials';
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
@@ -33,7 +33,9 @@ const messageOperations = () => (sms.description.properties.find((property) => p
 describe('the node creator: the SMS entry is about sending', () => {
 	it('both descriptions n8n may show for the SMS entry start with sending', () => {
 		expect(sms.description.description).toMatch(/^Send SMS/);
-		expect(trigger.description.description).toMatch(/^Send SMS text messages \(短信\).*this trigger starts a workflow/);
+		expect(trigger.description.description).toBe('Send SMS text messages (短信) and start workflows on their delivery reports and on signature and template review results');
+		// n8n shows one text for both nodes: "this trigger" would be wrong beside the SMS node.
+		expect(trigger.description.description).not.toMatch(/this trigger/i);
 	});
 
 	it('the message actions in the order people use them: Send first, Check Pending Deliveries last', () => {
@@ -47,6 +49,29 @@ describe('the node creator: the SMS entry is about sending', () => {
 	it.each(['sms', 'text message', '短信', 'phone', 'verification code'])('the codex alias "%s" finds the SMS node', (word) => {
 		const codex = JSON.parse(readFileSync(join(ROOT, 'nodes/DataGatewaySms/DataGatewaySms.node.json'), 'utf8')) as { alias: string[] };
 		expect(codex.alias).toContain(word);
+	});
+});
+
+describe('the SMS Trigger 1.2 notices follow Security (issue 35 item 4)', () => {
+	const shown = (security: INodeParameters) =>
+		trigger.description.properties
+			.filter((property) => property.type === 'notice' && NodeHelpers.displayParameter({ security }, property, { typeVersion: 1.2 } as INode, trigger.description))
+			.map((property) => property.displayName);
+
+	it('without a token the URL is not said to carry one, and an open URL is said to be open', () => {
+		const notices = shown({});
+		expect(notices.join(' ')).not.toMatch(/Token is part of it/);
+		expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^Copy the Production URL above into/), expect.stringMatching(/^No Security check is set: any request to this URL is accepted/)]));
+	});
+
+	it('with a token the URL carries it, and no open-URL warning', () => {
+		const notices = shown({ token: 'abc123' });
+		expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^Copy the Production URL above \(the URL Token is part of it\)/)]));
+		expect(notices.join(' ')).not.toMatch(/No Security check/);
+	});
+
+	it.each([{ allowedIps: '203.0.113.0/24' }, { header: { pair: { name: 'X-Secret', value: 's' } } }])('any other check ends the open-URL warning: %j', (security) => {
+		expect(shown(security).join(' ')).not.toMatch(/No Security check/);
 	});
 });
 
@@ -78,7 +103,7 @@ describe('the SMS form', () => {
 		]);
 		const mapper = byName('templateVariables')[0] as INodeProperties;
 		expect(mapper.type).toBe('resourceMapper');
-		expect(mapper.typeOptions?.loadOptionsDependsOn).toEqual(['templateId']);
+		expect(mapper.typeOptions?.loadOptionsDependsOn).toEqual(['templateId', 'templateId.value']);
 	});
 
 	it('Preview has the same fields as Send (switching keeps them), without the sending options and the Reference', () => {
