@@ -101,8 +101,7 @@ export const triggerProperties: INodeProperties[] = [
 		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] }, hide: { 'security.token': [{ _cnd: { exists: true } }] } },
 	},
 	{
-		displayName:
-			'No Security check is set: any request to this URL is accepted as a callback and can start the workflow. Add a URL Token (or a header or allowed source IPs) under Security.',
+		displayName: `No Security check is set: any request to this URL is taken as a callback. Add a URL Token (or a header, source IPs) under Security. ${readmeLink('data-gateway-sms-trigger', 'Why')}`,
 		name: 'openUrlNotice',
 		type: 'notice',
 		default: '',

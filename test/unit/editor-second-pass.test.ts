@@ -61,7 +61,7 @@ describe('the SMS Trigger 1.2 notices follow Security (issue 35 item 4)', () => 
 	it('without a token the URL is not said to carry one, and an open URL is said to be open', () => {
 		const notices = shown({});
 		expect(notices.join(' ')).not.toMatch(/Token is part of it/);
-		expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^Copy the Production URL above into/), expect.stringMatching(/^No Security check is set: any request to this URL is accepted/)]));
+		expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^Copy the Production URL above into/), expect.stringMatching(/^No Security check is set: any request to this URL is taken as a callback/)]));
 	});
 
 	it('with a token the URL carries it, and no open-URL warning', () => {

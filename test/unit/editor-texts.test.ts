@@ -69,14 +69,27 @@ describe('what the editor shows', () => {
 		expect(codex.alias).toEqual(expect.arrayContaining(['sms', 'text message', '短信']));
 	});
 
-	it('Signature ID and Template ID: number fields in version 1, required text fields with a hint in 1.1', () => {
+	it('Signature ID and Template ID: number fields in version 1, required text fields with a hint in 1.1 to 1.3, pickers by name from 1.4', () => {
 		// Send's fields (Preview shows the same ones).
 		const forSend = (property: INodeProperties) => ((property.displayOptions?.show?.operation ?? []) as string[]).includes('send');
 		const fields = allProperties(new DataGatewaySms().description.properties).filter((property) => (property.name === 'signId' || property.name === 'templateId') && forSend(property));
-		const v11 = fields.filter((field) => JSON.stringify(field.displayOptions).includes('gte'));
+		const versions = (field: INodeProperties) => JSON.stringify(field.displayOptions?.show?.['@version']);
+		const v11 = fields.filter((field) => versions(field) === '[1.1,1.2,1.3]');
 		expect(v11.map((field) => field.name)).toEqual(['signId', 'templateId']);
 		for (const field of v11) expect(field).toMatchObject({ type: 'string', default: '', required: true, hint: expect.stringMatching(/gateway console, or with (Signature|Template) → Get/) });
-		for (const field of fields.filter((candidate) => !v11.includes(candidate))) expect(field).toMatchObject({ type: 'number', default: 0 });
+		const pickers = fields.filter((field) => versions(field) === '[{"_cnd":{"gte":1.4}}]');
+		expect(pickers.map((field) => [field.name, field.displayName])).toEqual([
+			['signId', 'Signature'],
+			['templateId', 'Template'],
+		]);
+		for (const field of pickers) {
+			expect(field).toMatchObject({ type: 'resourceLocator', required: true, default: { mode: 'list', value: '' } });
+			expect(field.modes?.map((mode) => [mode.name, mode.type, mode.typeOptions?.searchListMethod])).toEqual([
+				['list', 'list', field.name === 'signId' ? 'searchSignatures' : 'searchTemplates'],
+				['id', 'string', undefined],
+			]);
+		}
+		for (const field of fields.filter((candidate) => !v11.includes(candidate) && !pickers.includes(candidate))) expect(field).toMatchObject({ type: 'number', default: 0 });
 	});
 
 	it('credential fields have one-line descriptions; 0 is explained in the field hint', () => {
@@ -87,6 +100,16 @@ describe('what the editor shows', () => {
 		}
 		expect(properties.find((property) => property.name === 'maxPerSecond')?.hint).toBe('0 = adapt to the gateway: slow down when it answers 429');
 		expect(properties.find((property) => property.name === 'maxSpendPerExecution')?.hint).toBe('0 = no cap');
+	});
+
+	it('every example explains itself in a sticky note (issue 35 item 5)', () => {
+		const files = readdirSync(join(ROOT, 'examples')).filter((file) => file.endsWith('.json'));
+		expect(files.length).toBeGreaterThanOrEqual(10);
+		for (const file of files) {
+			const example = JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as { nodes: Array<{ type: string; parameters: { content?: string } }> };
+			const notes = example.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote');
+			expect({ file, hasNote: notes.some((note) => (note.parameters.content ?? '').trim().length > 40) }).toEqual({ file, hasNote: true });
+		}
 	});
 
 	it('the trigger examples set a URL token', () => {

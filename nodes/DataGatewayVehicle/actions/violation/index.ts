@@ -14,16 +14,16 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['violation'] } },
 		options: [
 			{
-				name: 'Get Support Rules',
-				value: 'getSupportRules',
-				description: 'Which regions are covered and which engine and frame number tails they need (free)',
-				action: 'Get violation support rules',
-			},
-			{
 				name: 'Query',
 				value: 'query',
 				description: 'Look up traffic violations of a vehicle by plate number (paid)',
 				action: 'Query violations of a vehicle',
+			},
+			{
+				name: 'Get Support Rules',
+				value: 'getSupportRules',
+				description: 'Which regions are covered and which engine and frame number tails they need (free)',
+				action: 'Get violation support rules',
 			},
 		],
 		default: 'query',
