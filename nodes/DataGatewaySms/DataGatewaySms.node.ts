@@ -13,7 +13,7 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name. Saved nodes keep their form.
+		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name, error-branch items say the error in `message` and the fix in `details`. Saved nodes keep their form.
 		...nodeSkeleton('action', [...NODE_VERSIONS_TO_1_3, 1.4]),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',

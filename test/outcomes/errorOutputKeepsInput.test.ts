@@ -32,13 +32,32 @@ async function branches(type: INodeType, parameters: INodeParameters, items: IDa
 const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);
 
 describe('new versions: the Error branch carries the failed item\'s input beside the error', () => {
-	it('the newest versions are the ones that keep the input: SMS, Enterprise and Telephone 1.3, Vehicle 1.2', () => {
-		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.3, 1.3, 1.3, 1.2]);
+	it('the newest versions keep the input: SMS 1.4, Enterprise and Telephone 1.3, Vehicle 1.2', () => {
+		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.4, 1.3, 1.3, 1.2]);
+	});
+
+	it("SMS Send 1.4 follows n8n's convention: message is the error, details the fix, beside the item's input", async () => {
+		const { success, failed } = await branches(sms, sendParameters(emulator), [{ phone: '13900002141', name: 'Ann' }, { phone: '12345', name: 'Bob' }]);
+		expect(pairedIndexes(success)).toEqual([0]);
+		expect(failed[0].json).toEqual({
+			phone: '12345',
+			name: 'Bob',
+			message: expect.stringMatching(/^Item 2: Phone Number "12345"/),
+			error: expect.stringMatching(/^Item 2: Phone Number "12345"/),
+			details: expect.stringMatching(/No call was made/),
+		});
+		expect(failed[0].json.message).toBe(failed[0].json.error);
+		expect(failed[0].error).toBeUndefined();
+	});
+
+	it('SMS Get Status 1.4: the failed item keeps its task ID, with the error in message', async () => {
+		const { failed } = await branches(sms, { resource: 'message', operation: 'getStatus', taskId: '={{ $json.taskId }}' }, [{ taskId: '', orderId: 'A-8' }]);
+		expect(failed[0].json).toEqual({ taskId: '', orderId: 'A-8', message: expect.stringMatching(/^Item 1: Task ID/), error: expect.stringMatching(/^Item 1: Task ID/), details: expect.any(String) });
 	});
 
 	it('SMS Send 1.3: the refused phone 12345 reaches the Error branch with its phone and name, the error and the fix', async () => {
 		const items = [{ phone: '13900002101', name: 'Ann' }, { phone: '12345', name: 'Bob' }, { phone: '13900002103', name: 'Cai' }];
-		const { success, failed } = await branches(sms, sendParameters(emulator), items);
+		const { success, failed } = await branches(sms, sendParameters(emulator), items, 1.3);
 		expect(pairedIndexes(success)).toEqual([0, 2]);
 		expect(success.map((item) => item.json.taskId)).toEqual([expect.any(String), expect.any(String)]);
 		expect(failed).toHaveLength(1);
@@ -56,7 +75,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 	});
 
 	it('SMS Get Status 1.3: the failed item keeps its task ID', async () => {
-		const { success, failed } = await branches(sms, { resource: 'message', operation: 'getStatus', taskId: '={{ $json.taskId }}' }, [{ taskId: '', orderId: 'A-7' }]);
+		const { success, failed } = await branches(sms, { resource: 'message', operation: 'getStatus', taskId: '={{ $json.taskId }}' }, [{ taskId: '', orderId: 'A-7' }], 1.3);
 		expect(success).toEqual([]);
 		expect(failed[0].json).toEqual({ taskId: '', orderId: 'A-7', error: expect.stringMatching(/^Item 1: Task ID/), message: expect.any(String) });
 		expect(failed[0].error).toBeUndefined();

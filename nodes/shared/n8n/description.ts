@@ -52,11 +52,29 @@ const ERROR_ITEMS_KEEP_INPUT_FROM: Record<string, number> = {
 	dataGatewayVehicle: 1.2,
 };
 
+/**
+ * The first version of each action node whose error-branch items follow n8n's convention:
+ * `message` is the error (as on n8n's own nodes), the fix goes to `details`, and `error` repeats
+ * the error (n8n routes an item to the error output by it). Earlier versions put the fix in
+ * `message`, as saved workflows know them. Other nodes need a new version for it.
+ */
+const ERROR_ITEMS_MESSAGE_FIRST_FROM: Record<string, number> = {
+	dataGatewaySms: 1.4,
+};
+
+const nodeNameOf = (node: INode) => node.type.slice(node.type.lastIndexOf('.') + 1).replace(/Tool$/, '');
+
+/** Whether this node's error-branch items say the error in `message` and the fix in `details`. */
+export function errorItemsMessageFirst(node: INode): boolean {
+	const from = ERROR_ITEMS_MESSAGE_FIRST_FROM[nodeNameOf(node)];
+	return errorItemsKeepInput(node) && from !== undefined && node.typeVersion >= from;
+}
+
 /** Whether this node's failed items leave on the error output with the item's input beneath the error. */
 export function errorItemsKeepInput(node: INode): boolean {
 	if (node.onError !== 'continueErrorOutput') return false;
 	// The type is `<package>.<name>` (or `CUSTOM.<name>`); n8n's AI-tool variant adds `Tool`.
-	const name = node.type.slice(node.type.lastIndexOf('.') + 1).replace(/Tool$/, '');
+	const name = nodeNameOf(node);
 	const from = ERROR_ITEMS_KEEP_INPUT_FROM[name];
 	return from !== undefined && node.typeVersion >= from;
 }

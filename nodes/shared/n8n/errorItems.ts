@@ -2,14 +2,15 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type NodeApiError } from 'n8n-workflow';
 
 import { asNodeError } from '../errors/failures';
-import { errorItemsKeepInput } from './description';
+import { errorItemsKeepInput, errorItemsMessageFirst } from './description';
 
 export type ItemError = NodeApiError | NodeOperationError;
 
 /** How failed items leave under Continue On Fail: see errorItem. */
-export type ErrorItemForm = 'regular' | 'errorOutput' | 'errorOutputWithInput';
+export type ErrorItemForm = 'regular' | 'errorOutput' | 'errorOutputWithInput' | 'errorOutputMessageFirst';
 
 export function errorItemForm(ctx: IExecuteFunctions): ErrorItemForm {
+	if (errorItemsMessageFirst(ctx.getNode())) return 'errorOutputMessageFirst';
 	if (errorItemsKeepInput(ctx.getNode())) return 'errorOutputWithInput';
 	return ctx.getNode().onError === 'continueErrorOutput' ? 'errorOutput' : 'regular';
 }
@@ -20,11 +21,13 @@ export function errorItemForm(ctx: IExecuteFunctions): ErrorItemForm {
  * message, description and context, and replaces the json by the message alone. From the versions
  * in ERROR_ITEMS_KEEP_INPUT_FROM it carries no `error` and its json only `error` and `message` (the
  * fix): n8n routes such an item to the error output and lays the input item's json beneath it, so
- * the error branch keeps the phone, plate or keyword. Under "Continue (regular output)" it carries
+ * the error branch keeps the phone, plate or keyword. From the versions in
+ * ERROR_ITEMS_MESSAGE_FIRST_FROM `message` is the error and `details` the fix (n8n's convention). Under "Continue (regular output)" it carries
  * no `error`, for n8n would replace the json: the readable fields stay. The error is redacted by asNodeError.
  */
 export function errorItem(error: ItemError, itemIndex: number, form: ErrorItemForm): INodeExecutionData {
 	const pairedItem = { item: itemIndex };
+	if (form === 'errorOutputMessageFirst') return { json: { message: error.message, error: error.message, ...(error.description ? { details: error.description } : {}) }, pairedItem };
 	if (form === 'errorOutputWithInput') return { json: error.description ? { error: error.message, message: error.description } : { error: error.message }, pairedItem };
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;

@@ -43,7 +43,7 @@ export const IDENTIFYING_PARAMETERS = ['phone', 'phoneNumber', 'carNumber', 'key
  * Under "Continue (using error output)" n8n decides: older versions' items carry
  * `INodeExecutionData.error`, whose json n8n (1.123 and 2.41, normalizeNodeErrors) replaces by
  * `{ error: message }`; newer versions' items (errorItems.ts errorItem) reach the error output only while
- * their json holds nothing but `error` and `message`, and n8n lays the whole input item beneath them.
+ * their json holds nothing but `error`, `message` and `details`, and n8n lays the whole input item beneath them.
  */
 function withIdentifyingInput(ctx: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[] {
 	if (ctx.getNode().onError === 'continueErrorOutput') return items;
