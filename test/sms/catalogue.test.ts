@@ -97,6 +97,15 @@ describe('the catalogue fills from what the node does', () => {
 	});
 });
 
+describe('Preview', () => {
+	it('what Preview read is listed by name', async () => {
+		const result = await runSms({ ...sendParameters(emulator), operation: 'preview' }, [{ phone: '13900035010' }]);
+		expect(result.error).toBeUndefined();
+		expect((await list('signature')).map((entry) => entry.value)).toEqual([String(emulator.demo.signatureId)]);
+		expect((await list('template')).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId)]);
+	});
+});
+
 describe('Import to Catalogue', () => {
 	it('reads the IDs with the free query, lists the found ones and reports the unknown ones', async () => {
 		const result = await runSms({ resource: 'template', operation: 'import', ids: `${emulator.demo.templateId}, 900000-900002` });

@@ -13,7 +13,7 @@ import type { DurableStore, StoreWrite } from './durableStore';
 export type CatalogueKind = 'signature' | 'template';
 
 /** What saw the entry last. */
-export type SeenBy = 'create' | 'get' | 'update' | 'delete' | 'import' | 'form' | 'callback';
+export type SeenBy = 'create' | 'get' | 'update' | 'delete' | 'import' | 'form' | 'preview' | 'callback';
 
 export interface CatalogueEntry {
 	id: string;

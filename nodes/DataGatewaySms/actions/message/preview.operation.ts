@@ -8,6 +8,8 @@ import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/ex
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
 import { sendFields } from './send/fields';
 import { notApprovedProblem, readRequest } from './send/plan';
+import { noteSightings } from '../catalogue/access';
+import { sightingOf, type Sighting } from '../../../shared/store/reviewedCatalogue';
 
 /**
  * Preview is an operation of its own rather than an option of Send: its node has no sending code
@@ -33,12 +35,19 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const options = callOptions(this);
 	const answers = executionMemory(this).answers;
 	const runId = runIdOf(this);
+	// What Preview read goes into the catalogue, so that the pickers list it by name.
+	const seen = { signature: new Map<string, Sighting>(), template: new Map<string, Sighting>() };
 	// Free queries, asked once per execution for every item with the same IDs.
 	const read = <T>(operation: 'signatureGet' | 'templateGet', id: number, schema: typeof signatureSchema | typeof templateSchema) => {
 		const params = { id: String(id) };
-		return sharedAnswer(answers, client.questionKey(operation, params), runId, async () => (await client.call(operation, params, schema, options)).data as T).answer;
+		const kind = operation === 'signatureGet' ? seen.signature : seen.template;
+		return sharedAnswer(answers, client.questionKey(operation, params), runId, async () => {
+			const data = (await client.call(operation, params, schema, options)).data;
+			kind.set(String(id), { ...sightingOf(data, 'preview'), deleted: false });
+			return data as T;
+		}).answer;
 	};
-	return await runForEachItem(this, {
+	const items = await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => readRequest(this, itemIndex),
 		execute: async ({ request, variables }, itemIndex) => {
@@ -61,4 +70,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		},
 		output: (preview) => preview as IDataObject,
 	});
+	await noteSightings(this, 'signature', [...seen.signature.values()], client.accountKey);
+	await noteSightings(this, 'template', [...seen.template.values()], client.accountKey);
+	return items;
 }
