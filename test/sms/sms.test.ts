@@ -14,9 +14,9 @@ useEmulator((started) => (emulator = started), untilFinished, untilFinished);
 
 const sms = new DataGatewaySms();
 
-function run(parameters: INodeParameters, items: IDataObject[] = [{}], settings: WorkflowStep['settings'] = {}) {
+function run(parameters: INodeParameters, items: IDataObject[] = [{}], settings: WorkflowStep['settings'] = {}, typeVersion?: number) {
 	return runWorkflow({
-		steps: [{ name: 'SMS', type: sms, parameters, settings }],
+		steps: [{ name: 'SMS', type: sms, parameters, settings, typeVersion }],
 		items,
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url } },
 	});
@@ -106,7 +106,8 @@ describe('local rules cost nothing', () => {
 		['template ${toString} without a value', { variables: { variable: [{ name: 'code', value: '1' }] }, sendOptions: { templateContent: '验证码${code}${toString}' } }, /has no value for \$\{toString\}/],
 	];
 	it.each(cases)('Send: %s', async (_name, overrides, message) => {
-		const result = await run(sendParameters('13900003001', overrides));
+		// Version 1's number field takes 0; later versions flag an empty or 0 ID as missing in the form.
+		const result = await run(sendParameters('13900003001', overrides), [{}], {}, _name.includes('version 1 number field') ? 1 : undefined);
 		expect(result.error?.message).toMatch(message);
 		expect(result.error?.description).toMatch(/No call was made/);
 		if (/ ID /.test(String(result.error?.message))) expect(result.error?.description).toMatch(/find it in the gateway console, or with (Signature|Template) → Get/);
@@ -114,7 +115,13 @@ describe('local rules cost nothing', () => {
 	});
 
 	it('Send 1.1: a fresh node with empty Signature ID and Template ID is flagged as missing both, before any call', async () => {
-		await expect(run(sendParameters('13900003001', { signId: '', templateId: '' }))).rejects.toThrow(/Parameter "Signature ID" is required[\s\S]*Parameter "Template ID" is required/);
+		await expect(run(sendParameters('13900003001', { signId: '', templateId: '' }), [{}], {}, 1.1)).rejects.toThrow(/Parameter "Signature ID" is required[\s\S]*Parameter "Template ID" is required/);
+		expect(emulator.ledger().totals.calls).toBe(0);
+	});
+
+	it('Send 1.4: a fresh node with nothing picked is flagged as missing Signature and Template, before any call', async () => {
+		const empty = { __rl: true, mode: 'list', value: '' };
+		await expect(run(sendParameters('13900003001', { signId: empty, templateId: empty }))).rejects.toThrow(/Parameter "Signature" is required[\s\S]*Parameter "Template" is required/);
 		expect(emulator.ledger().totals.calls).toBe(0);
 	});
 
