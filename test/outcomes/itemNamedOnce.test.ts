@@ -27,8 +27,10 @@ const registration = { resource: 'registration', operation: 'get', keyword: '={{
  */
 describe('the error that stops the node names its item once, counted from 1', () => {
 	it('both IDs 0 with two recipients: one message names item 1 and both fields, and carries no 0-based index', async () => {
-		const result = await run(sms, sendParameters(emulator, { signId: 0, templateId: 0 }), [{ phone: '13900031101' }, { phone: '13900031102' }]);
-		expect(result.error?.message).toBe('Item 1: Signature ID and Template ID are both empty or 0');
+		// 0 from expressions in the 1.4 pickers (a fixed 0 is flagged by the form as missing).
+		const zero = { __rl: true, mode: 'id', value: '={{ 0 }}' };
+		const result = await run(sms, sendParameters(emulator, { signId: zero, templateId: zero }), [{ phone: '13900031101' }, { phone: '13900031102' }]);
+		expect(result.error?.message).toBe('Item 1: Signature and Template are both empty or 0');
 		expect(result.error?.itemIndex).toBeUndefined();
 		expect(emulator.ledger().byPath['/sms/send']).toBeUndefined();
 	});

@@ -64,6 +64,9 @@ function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, idLabel
 export function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
 	const unset = (name: string) => ['', '0'].includes(String(idValue(ctx.getNodeParameter(name, itemIndex, '')) ?? '').trim());
 	if (unset('signId') && unset('templateId')) {
+		if (isPicked(ctx.getNodeParameter('signId', itemIndex, ''))) {
+			throw inputError(ctx.getNode(), itemIndex, 'Signature and Template', 'are both empty or 0', 'Pick an approved signature and template from the lists, or enter their numeric IDs By ID.');
+		}
 		throw inputError(ctx.getNode(), itemIndex, 'Signature ID and Template ID', 'are both empty or 0', 'Enter the numeric IDs of an approved signature and template: find them in the gateway console, or with Signature → Get and Template → Get.');
 	}
 	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
