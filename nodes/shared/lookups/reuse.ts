@@ -58,10 +58,28 @@ export async function readKeptAnswers(store: DurableStore, windows: Map<string, 
 	return kept;
 }
 
-/** Keeps a billed answer for `windowMs`; returns when it was answered by the store's clock. */
+/** Until when the answer kept before was to be kept; 0 when there is none (or an older version wrote it, without `keepUntil`). */
+function keptUntil(value: string | undefined): number {
+	if (value === undefined) return 0;
+	try {
+		const parsed = JSON.parse(value) as { keepUntil?: unknown };
+		return typeof parsed.keepUntil === 'number' ? parsed.keepUntil : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/**
+ * Keeps a billed answer for `windowMs`, or as long as the answer it replaces was to be kept if that
+ * is longer: a node with a short window must not cut what a node with a long one relies on.
+ * Returns when it was answered by the store's clock.
+ */
 export async function keepAnswer(store: DurableStore, questionKey: string, data: unknown, windowMs: number): Promise<number> {
 	const key = answerKey(questionKey);
-	return await store.update([key], (_values, now) => ({ writes: [{ key, value: JSON.stringify({ answeredAt: now, data }), ttlMs: windowMs }], result: now }));
+	return await store.update([key], ([old], now) => {
+		const keepUntil = Math.max(now + windowMs, keptUntil(old));
+		return { writes: [{ key, value: JSON.stringify({ answeredAt: now, keepUntil, data }), ttlMs: keepUntil - now }], result: now };
+	});
 }
 
 /**
