@@ -5,7 +5,7 @@ import { asNodeError } from '../../../../shared/errors/failures';
 import type { SmsTask } from '../../../../shared/gateway/schemas/sms';
 import { presentTask } from '../../../../shared/output/smsObjects';
 import { isFinalStatus } from '../../../../shared/store/sendsByTask';
-import { wholeNodeRefusal } from '../../sendErrors';
+import { wholeNodeRefusal } from '../../../../shared/n8n/errorItems';
 import { planSend } from './plan';
 import { deliveryOutcome, DeliveryPoller, readPolling } from './poll';
 import { reserveSends } from './reserve';
