@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { nodeSqlite, type SqliteModule } from '../../nodes/shared/store/hostEnvironment';
-import { groupedKey, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
+import { groupedKey, legacyKeyName, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
 import { checkpointThreadTimes } from '../../nodes/shared/store/sqliteCheckpoints';
 import { SqliteDurableStore, sqliteTimeouts } from '../../nodes/shared/store/sqliteStore';
+import { sweepTimes } from '../../nodes/shared/store/sqliteSweep';
 import { freshKey, increment, storeContract, unavailable } from './contract';
 import { raceTwoProcesses, startRacer } from './processes';
 
@@ -223,28 +224,38 @@ describe('SQLite durable store', () => {
 		});
 	});
 
-	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in the order they were made), pass after pass, until none is left', async () => {
-		const file = join(folder, 'sweep.sqlite');
-		let now = 1_800_000_000_000;
-		const store = storeAt(file, () => now);
-		const keys = Array.from({ length: 150 }, (_, index) => `old ${index}`);
-		await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x', ttlMs: 1_000 })), result: undefined }));
-		await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
-		expect(rows(file)).toHaveLength(151);
-		now += 60_000;
-		const remaining: number[] = [rows(file).length];
-		for (let update = 0; update < 12 && remaining.at(-1) !== 1; update++) {
-			await store.update(['touch'], () => ({ writes: [], result: undefined }));
-			remaining.push(rows(file).length);
-			// Past the pause between passes, so that every update sweeps.
-			now += 30_001;
-		}
-		const removed = remaining.slice(1).map((count, index) => remaining[index] - count);
-		expect(Math.max(...removed)).toBeLessThanOrEqual(64);
-		expect(remaining.at(-1)).toBe(1);
-		expect(remaining.length).toBeLessThanOrEqual(7);
-		expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+	describe('the sweep', () => {
+		const sweepDefaults = { ...sweepTimes };
+		afterEach(() => Object.assign(sweepTimes, sweepDefaults));
 
+		it('removes expired rows in bounded steps (rowsPerStep rows looked at, each step its own transaction), in the order they were made', async () => {
+			sweepTimes.rowsPerStep = 64;
+			const file = join(folder, 'sweep.sqlite');
+			let now = 1_800_000_000_000;
+			const store = storeAt(file, () => now);
+			const keys = Array.from({ length: 150 }, (_, index) => `old ${index}`);
+			await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x', ttlMs: 1_000 })), result: undefined }));
+			await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
+			expect(rows(file)).toHaveLength(151);
+			// The pass the file's opening started, done before the rows expire.
+			expect((await store.sweepNow()).removed).toBe(0);
+			now += 60_000;
+			const pass = await store.sweepNow();
+			expect(pass.steps.map((step) => step.looked)).toEqual([64, 64, 23]);
+			expect(pass.steps.map((step) => step.removed)).toEqual([64, 64, 22]);
+			expect(rows(file).map((row) => row.value)).toEqual(['k']);
+			expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+		});
+
+		it('runs on a timer while the file is open, with no write coming', async () => {
+			sweepTimes.everyMs = 50;
+			const file = join(folder, 'sweep-timer.sqlite');
+			let now = 1_800_000_000_000;
+			const store = storeAt(file, () => now);
+			await store.update(['old'], () => ({ writes: [{ key: 'old', value: 'x', ttlMs: 1_000 }], result: undefined }));
+			now += 2_000;
+			await waitFor(() => rows(file).length === 0, 'the timed sweep to remove the expired row');
+		});
 	});
 
 	it('moves the rows of a file made by earlier versions (a table ordered by key, an index on the expiry) into its table once, and reads them', async () => {
@@ -254,9 +265,10 @@ describe('SQLite durable store', () => {
 		earlier.exec(`CREATE TABLE entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
 CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL;`);
 		const insert = earlier.prepare('INSERT INTO entries (key, value, expires_at) VALUES (?, ?, ?)') as unknown as { run: (...values: unknown[]) => void };
-		insert.run(storedKeyName('kept'), 'a send record', now + 60_000);
-		insert.run(storedKeyName('forever'), 'a count', null);
-		insert.run(storedKeyName('gone'), 'expired', now - 1);
+		// Named as those versions named keys (a plain hash): still read after the upgrade.
+		insert.run(legacyKeyName('kept'), 'a send record', now + 60_000);
+		insert.run(legacyKeyName('forever'), 'a count', null);
+		insert.run(legacyKeyName('gone'), 'expired', now - 1);
 		earlier.close();
 
 		const [first, second] = [storeAt(file, () => now), storeAt(file, () => now)];
@@ -267,8 +279,12 @@ CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL
 		const tables = (check.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'entries%'") as unknown as { all: () => unknown[] }).all();
 		check.close();
 		expect(tables).toEqual([]);
-		// The expired row went with the update's sweep.
-		expect(rows(file).map((row) => row.value)).toEqual(['a count', 'a send record, claimed']);
+		// The expired row goes with the sweep; the written key moved to its keyed name, the other stays where it was.
+		await first.sweepNow();
+		expect(rows(file)).toEqual([
+			{ key: legacyKeyName('forever'), value: 'a count', expires_at: null },
+			{ key: storedKeyName('kept'), value: 'a send record, claimed', expires_at: now + 60_000 },
+		]);
 	});
 
 	it('fails with a StoreUnavailable naming the file when the file is not a database', async () => {

@@ -2,20 +2,28 @@ import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
-import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
+import { checkWrittenKeys, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
 
 /** What the store needs of a connection (store/redis/connection.ts's SharedRedis). */
 export type RedisCommands = Pick<SharedRedis, 'command' | 'runScript'>;
 
+/** The set of the names written about one phone number, by its tag (keyName.ts phoneTag). */
+const PHONE_SET_PREFIX = `${NAME_PREFIX}phone.`;
+
 /**
- * Writes only if every key still holds what the update read. ARGV: per key what it held ('0'
- * absent, '1' followed by the value), then per write the key's index, 'D' (delete), 'K' (keep
- * until deleted) or a lifetime in ms, and the value. Answers 1 when written, 0 on a conflict.
+ * Writes only if every key still holds what the update read. KEYS: each key's name, then each
+ * key's name of earlier versions (legacyKeyName: read when the name is absent, deleted by a
+ * write). ARGV: per key what it held ('0' absent, '1' followed by the value), then per write the
+ * key's index, 'D' (delete), 'K' (keep until deleted) or a lifetime in ms, the value, and the
+ * phone tag ('' for none: else the name joins that tag's set, which lives as long as its longest
+ * entry). The keys are written first: a Redis out of memory refuses the first SET, before anything
+ * changed. Answers 1 when written, 0 on a conflict.
  */
-const COMPARE_AND_SET_SOURCE = `local n = #KEYS
+const COMPARE_AND_SET_SOURCE = `local n = #KEYS / 2
 for i = 1, n do
   local held = redis.call('GET', KEYS[i])
+  if not held then held = redis.call('GET', KEYS[n + i]) end
   local expected = ARGV[i]
   if expected == '0' then
     if held then return 0 end
@@ -23,14 +31,39 @@ for i = 1, n do
     return 0
   end
 end
-for i = n + 1, #ARGV, 3 do
+for i = n + 1, #ARGV, 4 do
   local key = KEYS[tonumber(ARGV[i])]
   local mode = ARGV[i + 1]
   if mode == 'D' then redis.call('DEL', key)
   elseif mode == 'K' then redis.call('SET', key, ARGV[i + 2])
   else redis.call('SET', key, ARGV[i + 2], 'PX', mode) end
 end
+for i = n + 1, #ARGV, 4 do
+  local index = tonumber(ARGV[i])
+  local mode = ARGV[i + 1]
+  redis.call('DEL', KEYS[n + index])
+  if ARGV[i + 3] ~= '' and mode ~= 'D' then
+    local tagged = '${PHONE_SET_PREFIX}' .. ARGV[i + 3]
+    local existed = redis.call('EXISTS', tagged) == 1
+    redis.call('SADD', tagged, KEYS[index])
+    if mode == 'K' then redis.call('PERSIST', tagged)
+    elseif not existed then redis.call('PEXPIRE', tagged, mode)
+    else
+      local left = redis.call('PTTL', tagged)
+      if left >= 0 and left < tonumber(mode) then redis.call('PEXPIRE', tagged, mode) end
+    end
+  end
+end
 return 1`;
+
+/** Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted. */
+const ERASE_PHONE = new RedisScript(
+	`local removed = 0
+for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do removed = removed + redis.call('DEL', name) end
+redis.call('DEL', KEYS[1])
+return removed`,
+	1,
+);
 
 /** The script for `count` keys (a script's key count is part of how it is called). */
 const compareAndSetScripts = new Map<number, RedisScript>();
@@ -67,7 +100,14 @@ export class RedisDurableStore implements DurableStore {
 	async read(keys: readonly string[]): Promise<Array<string | undefined>> {
 		if (keys.length === 0) return [];
 		while (!mayWorkNow()) await nextTurn();
-		return await this.valuesOf(keys.map(storedKeyName));
+		return await this.valuesOf(keys.map(storedKeyName), keys.map(legacyKeyName));
+	}
+
+	/** Deletes every key written about this phone number (StoreWrite.phone); returns how many. */
+	async erasePhone(phone: string): Promise<number> {
+		const answer = await this.call('the erase script', () => this.redis.runScript(ERASE_PHONE, [`${PHONE_SET_PREFIX}${phoneTag(phone)}`], []), true);
+		if (typeof answer !== 'number') throw this.unexpected('the erase script', answer, true);
+		return answer;
 	}
 
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
@@ -80,22 +120,24 @@ export class RedisDurableStore implements DurableStore {
 	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
 		while (!mayWorkNow()) await nextTurn();
 		const names = keys.map(storedKeyName);
+		const legacy = keys.map(legacyKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
 		// A guess of every key is tried first: the script below writes only if it was right.
 		let guessed = guess?.values.length === keys.length ? guess : undefined;
 		for (let attempt = 1; ; attempt++) {
 			// Both go out at once on the one connection; the script below checks the values anyway.
-			const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names) : []]);
+			const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names, legacy) : []]);
 			const { writes, result } = decide(values, time);
 			checkWrittenKeys(keys, writes);
 			if (writes.length === 0 && !guessed) return result;
 			const args: string[] = values.map((value) => (value === undefined ? '0' : `1${value}`));
 			for (const write of writes) {
 				const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
-				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '');
+				const tag = write.value !== null && write.phone !== undefined ? phoneTag(write.phone) : '';
+				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '', tag);
 			}
-			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length), names, args), true);
+			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length * 2), [...names, ...legacy], args), true);
 			if (answer === 1) return result;
 			if (answer !== 0) throw this.unexpected('the compare-and-set script', answer, true);
 			if (guessed) {
@@ -142,10 +184,12 @@ export class RedisDurableStore implements DurableStore {
 		throw this.unexpected('TIME', reply);
 	}
 
-	private async valuesOf(names: string[]): Promise<Array<string | undefined>> {
-		const reply = await this.call('MGET', () => this.redis.command('MGET', names));
-		if (Array.isArray(reply) && reply.length === names.length && reply.every((value) => value === null || typeof value === 'string')) {
-			return (reply as Array<string | null>).map((value) => value ?? undefined);
+	/** Each key's value under its name, else under its name of earlier versions. */
+	private async valuesOf(names: string[], legacy: string[]): Promise<Array<string | undefined>> {
+		const reply = await this.call('MGET', () => this.redis.command('MGET', [...names, ...legacy]));
+		if (Array.isArray(reply) && reply.length === names.length * 2 && reply.every((value) => value === null || typeof value === 'string')) {
+			const values = reply as Array<string | null>;
+			return names.map((_, index) => values[index] ?? values[names.length + index] ?? undefined);
 		}
 		throw this.unexpected('MGET', reply);
 	}
