@@ -33,6 +33,14 @@ export function legacyRowKey(key: string): string {
 	return `dgw:${plainHash(key.slice(0, end)).slice(0, 10)}.${plainHash(key)}`;
 }
 
+/**
+ * A key named inside a value (a send record lists the count keys it took, to give them back): the
+ * value holds this keyed tag, never the key's text, which may hold a phone number.
+ */
+export function valueTag(key: string): string {
+	return keyedHash(`value|${key}`).slice(0, 22);
+}
+
 /** A tag for everything kept about one phone number (StoreWrite.phone): what an erase finds rows by. */
 export function phoneTag(phone: string): string {
 	return keyedHash(`phone|${phone}`);
