@@ -4,7 +4,7 @@
  * bounded sweep of expired rows, keys kept as hashes, and a locked, damaged or unwritable file
  * a StoreUnavailable that names the file and the fix.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -256,6 +256,18 @@ describe('SQLite durable store', () => {
 			now += 2_000;
 			await waitFor(() => rows(file).length === 0, 'the timed sweep to remove the expired row');
 		});
+	});
+
+	it('makes its folder 700 and its file 600, and narrows a file of an earlier version (644) and its WAL to 600 when it opens them', async () => {
+		const made = join(folder, 'private', 'made.sqlite');
+		await storeAt(made).update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: undefined }));
+		expect([statSync(join(folder, 'private')).mode & 0o777, statSync(made).mode & 0o777, statSync(`${made}-wal`).mode & 0o777]).toEqual([0o700, 0o600, 0o600]);
+		const earlier = join(folder, 'earlier-modes.sqlite');
+		for (const path of [earlier, `${earlier}-wal`]) writeFileSync(path, '', { mode: 0o644 });
+		chmodSync(earlier, 0o644);
+		chmodSync(`${earlier}-wal`, 0o644);
+		expect(await storeAt(earlier).read(['a'])).toEqual([undefined]);
+		expect([statSync(earlier).mode & 0o777, statSync(`${earlier}-wal`).mode & 0o777]).toEqual([0o600, 0o600]);
 	});
 
 	it('moves the rows of a file made by earlier versions (a table ordered by key, an index on the expiry) into its table once, and reads them', async () => {
