@@ -85,6 +85,29 @@ describe('key names', () => {
 	});
 });
 
+describe('a store first used with another key', () => {
+	it('the SQLite file refuses this process, naming the setting and the fix, and writes nothing', async () => {
+		const file = join(folder, 'other-key.sqlite');
+		const sqlite = nodeSqlite() as NonNullable<ReturnType<typeof nodeSqlite>>;
+		setEnvironment({ N8N_ENCRYPTION_KEY: 'installation one', N8N_USER_FOLDER: folder });
+		const first = new SqliteDurableStore(sqlite, file);
+		await first.update(['sent'], () => ({ writes: [{ key: 'sent', value: 'sent by one' }], result: undefined }));
+		first.close();
+		setEnvironment({ N8N_ENCRYPTION_KEY: 'installation two', N8N_USER_FOLDER: folder });
+		const second = new SqliteDurableStore(sqlite, file);
+		try {
+			await expect(second.read(['sent'])).rejects.toThrow(/is used by n8n processes with another encryption key than this one's \(from N8N_ENCRYPTION_KEY\): .*nothing is sent\. Give every n8n process that shares this store n8n's one N8N_ENCRYPTION_KEY/);
+			await expect(second.update(['sent'], () => ({ writes: [{ key: 'sent', value: 'again' }], result: undefined }))).rejects.toThrow(/another encryption key/);
+		} finally {
+			second.close();
+		}
+		setEnvironment({ N8N_ENCRYPTION_KEY: 'installation one', N8N_USER_FOLDER: folder });
+		const again = new SqliteDurableStore(sqlite, file);
+		expect(await again.read(['sent'])).toEqual(['sent by one']);
+		again.close();
+	});
+});
+
 describe('erasing one phone number', () => {
 	const phone = '13712345678';
 	const other = '13787654321';
@@ -149,8 +172,22 @@ describe('erasing one phone number', () => {
 			expect(cli('--scan')).not.toContain(phone);
 			expect(await erasePhone(store, phone)).toBe(2);
 			expect(await store.read(keys)).toEqual([undefined, undefined, `text for ${other}`, 'kept']);
-			// The other number's entry and its tag set, and the unrelated one.
-			expect(cli('--scan').split('\n')).toHaveLength(3);
+			// The other number's entry and its tag set, the unrelated one, and the key check.
+			expect(cli('--scan').split('\n')).toHaveLength(4);
+		});
+
+		it('a Redis first used with another key refuses reads and writes, naming the fix', async () => {
+			cli('FLUSHALL');
+			setEnvironment({ N8N_ENCRYPTION_KEY: 'installation one', N8N_USER_FOLDER: folder });
+			const connection = redisFor({ url: redis.url }, 'mismatch');
+			await new RedisDurableStore(connection, 'the test Redis', () => 'fix').update(['x'], () => ({ writes: [{ key: 'x', value: 'one' }], result: undefined }));
+			setEnvironment({ N8N_ENCRYPTION_KEY: 'installation two', N8N_USER_FOLDER: folder });
+			const other = new RedisDurableStore(connection, 'the test Redis', () => 'fix');
+			await expect(other.read(['x'])).rejects.toThrow(/^the test Redis is used by n8n processes with another encryption key/);
+			await expect(other.update(['y'], () => ({ writes: [{ key: 'y', value: 'two' }], result: undefined }))).rejects.toThrow(/another encryption key/);
+			expect(cli('--scan').split('\n')).toHaveLength(2);
+			cli('FLUSHALL');
+			setEnvironment({});
 		});
 
 		it('reads a value under the name of earlier versions, and a write moves it to the keyed name', async () => {

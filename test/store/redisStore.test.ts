@@ -209,8 +209,8 @@ describe('Redis durable store', () => {
 	describe('a server that answers what Redis would not', () => {
 		const TIME = '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n';
 		const ONE_NULL = '*1\r\n$-1\r\n';
-		// A key's name and its name of earlier versions (keyName.ts legacyKeyName), both absent.
-		const KEY_ABSENT = '*2\r\n$-1\r\n$-1\r\n';
+		// A key's name and its name of earlier versions (keyName.ts legacyKeyName), both absent, and no key check yet.
+		const KEY_ABSENT = '*3\r\n$-1\r\n$-1\r\n$-1\r\n';
 		const cases: Array<{ name: string; replies: Record<string, string>; call: (store: DurableStore) => Promise<unknown>; message: RegExp; maybeWritten?: boolean }> = [
 			{ name: 'TIME as a number', replies: { TIME: ':7\r\n' }, call: (store) => store.now(), message: /answered number 7 to TIME/ },
 			{ name: 'TIME with letters', replies: { TIME: '*2\r\n$3\r\nabc\r\n$1\r\n0\r\n' }, call: (store) => store.now(), message: /answered a list of 2 to TIME/ },

@@ -41,6 +41,20 @@ export function valueTag(key: string): string {
 	return keyedHash(`value|${key}`).slice(0, 22);
 }
 
+/**
+ * Every store keeps, under this fixed name, a keyed hash of a fixed text (keyCheck): a process
+ * whose secret differs from the one the store was first used with would name every record
+ * differently, not see them, and could send a message again. It is refused instead (keyMismatch).
+ */
+export const KEY_CHECK_NAME = `${NAME_PREFIX}key-check`;
+export const keyCheck = () => keyedHash('key-check');
+export function keyMismatch(store: string): string {
+	return (
+		`${store} is used by n8n processes with another encryption key than this one's (from ${nameSecret().source}): the records they keep are invisible here, so nothing is sent. ` +
+		`Give every n8n process that shares this store n8n's one N8N_ENCRYPTION_KEY; if the key was changed on purpose, delete the store's ${KEY_CHECK_NAME} entry (what was kept under the old key is then ignored and expires)`
+	);
+}
+
 /** A tag for everything kept about one phone number (StoreWrite.phone): what an erase finds rows by. */
 export function phoneTag(phone: string): string {
 	return keyedHash(`phone|${phone}`);

@@ -2,7 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
-import { checkWrittenKeys, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
+import { checkWrittenKeys, KEY_CHECK_NAME, keyCheck, keyMismatch, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
 
 /** What the store needs of a connection (store/redis/connection.ts's SharedRedis). */
@@ -14,31 +14,35 @@ const PHONE_SET_PREFIX = `${NAME_PREFIX}phone.`;
 /**
  * Writes only if every key still holds what the update read. KEYS: each key's name, then each
  * key's name of earlier versions (legacyKeyName: read when the name is absent, deleted by a
- * write). ARGV: per key what it held ('0' absent, '1' followed by the value), then per write the
- * key's index, 'D' (delete), 'K' (keep until deleted) or a lifetime in ms, the value, and the
- * phone tag ('' for none: else the name joins that tag's set, which lives as long as its longest
- * entry). The keys are written first: a Redis out of memory refuses the first SET, before anything
- * changed. Answers 1 when written, 0 on a conflict.
+ * write), then the key check (keyName.ts KEY_CHECK_NAME). ARGV: this process's key check, per key
+ * what it held ('0' absent, '1' followed by the value), then per write the key's index, 'D'
+ * (delete), 'K' (keep until deleted) or a lifetime in ms, the value, and the phone tag ('' for
+ * none: else the name joins that tag's set, which lives as long as its longest entry). The keys
+ * are written first: a Redis out of memory refuses the first SET, before anything changed.
+ * Answers 1 when written, 0 on a conflict, -1 when the store's key check is another process's.
  */
-const COMPARE_AND_SET_SOURCE = `local n = #KEYS / 2
+const COMPARE_AND_SET_SOURCE = `local n = (#KEYS - 1) / 2
+local check = redis.call('GET', KEYS[#KEYS])
+if check and check ~= ARGV[1] then return -1 end
 for i = 1, n do
   local held = redis.call('GET', KEYS[i])
   if not held then held = redis.call('GET', KEYS[n + i]) end
-  local expected = ARGV[i]
+  local expected = ARGV[i + 1]
   if expected == '0' then
     if held then return 0 end
   elseif (not held) or ('1' .. held) ~= expected then
     return 0
   end
 end
-for i = n + 1, #ARGV, 4 do
+if not check then redis.call('SET', KEYS[#KEYS], ARGV[1]) end
+for i = n + 2, #ARGV, 4 do
   local key = KEYS[tonumber(ARGV[i])]
   local mode = ARGV[i + 1]
   if mode == 'D' then redis.call('DEL', key)
   elseif mode == 'K' then redis.call('SET', key, ARGV[i + 2])
   else redis.call('SET', key, ARGV[i + 2], 'PX', mode) end
 end
-for i = n + 1, #ARGV, 4 do
+for i = n + 2, #ARGV, 4 do
   local index = tonumber(ARGV[i])
   local mode = ARGV[i + 1]
   redis.call('DEL', KEYS[n + index])
@@ -131,14 +135,15 @@ export class RedisDurableStore implements DurableStore {
 			const { writes, result } = decide(values, time);
 			checkWrittenKeys(keys, writes);
 			if (writes.length === 0 && !guessed) return result;
-			const args: string[] = values.map((value) => (value === undefined ? '0' : `1${value}`));
+			const args: string[] = [keyCheck(), ...values.map((value) => (value === undefined ? '0' : `1${value}`))];
 			for (const write of writes) {
 				const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
 				const tag = write.value !== null && write.phone !== undefined ? phoneTag(write.phone) : '';
 				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '', tag);
 			}
-			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length * 2), [...names, ...legacy], args), true);
+			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length * 2 + 1), [...names, ...legacy, KEY_CHECK_NAME], args), true);
 			if (answer === 1) return result;
+			if (answer === -1) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 			if (answer !== 0) throw this.unexpected('the compare-and-set script', answer, true);
 			if (guessed) {
 				// The guess was stale: read what the keys hold now.
@@ -184,11 +189,13 @@ export class RedisDurableStore implements DurableStore {
 		throw this.unexpected('TIME', reply);
 	}
 
-	/** Each key's value under its name, else under its name of earlier versions. */
+	/** Each key's value under its name, else under its name of earlier versions; refused when the store's key check is another process's. */
 	private async valuesOf(names: string[], legacy: string[]): Promise<Array<string | undefined>> {
-		const reply = await this.call('MGET', () => this.redis.command('MGET', [...names, ...legacy]));
-		if (Array.isArray(reply) && reply.length === names.length * 2 && reply.every((value) => value === null || typeof value === 'string')) {
+		const reply = await this.call('MGET', () => this.redis.command('MGET', [...names, ...legacy, KEY_CHECK_NAME]));
+		if (Array.isArray(reply) && reply.length === names.length * 2 + 1 && reply.every((value) => value === null || typeof value === 'string')) {
 			const values = reply as Array<string | null>;
+			const check = values[values.length - 1];
+			if (check !== null && check !== keyCheck()) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 			return names.map((_, index) => values[index] ?? values[names.length + index] ?? undefined);
 		}
 		throw this.unexpected('MGET', reply);

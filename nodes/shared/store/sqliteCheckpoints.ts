@@ -114,8 +114,14 @@ class CheckpointThread {
 	async truncate(): Promise<boolean> {
 		if (!this.worker) return false;
 		const done = new Promise<boolean>((resolve) => this.truncateNext.push(resolve));
+		// Held open while a caller waits (a command that erases, then exits), unref'd again after.
+		this.worker.ref();
 		if (!this.asked) this.ask();
-		return await done;
+		try {
+			return await done;
+		} finally {
+			if (this.truncating.length === 0 && this.truncateNext.length === 0) this.worker?.unref();
+		}
 	}
 
 	/** Ends the thread (the store closes, it was idle, or it failed); the main connection checkpoints again. */

@@ -1,5 +1,5 @@
 import type { SqliteDatabase, SqliteStatement } from './hostEnvironment';
-import { NAME_PREFIX } from './keyName';
+import { KEY_CHECK_NAME, keyCheck, NAME_PREFIX } from './keyName';
 
 /** Rows named as earlier versions named them (keyName.ts legacyRowKey): every name before this version's prefix. */
 const LEGACY_NAMES = `key >= 'dgw:' AND key < '${NAME_PREFIX}'`;
@@ -54,4 +54,20 @@ export function prepareStatements(database: SqliteDatabase): Statements {
 		sweepChunk: database.prepare('SELECT count(*) AS rows, max(id) AS last FROM (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?)'),
 		sweep: database.prepare('DELETE FROM store_entries WHERE id IN (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?) AND expires_at <= ?'),
 	};
+}
+
+/** Whether the file's key check is this process's (written when the file has none yet): keyName.ts keyMismatch. */
+export function keyCheckHolds(database: SqliteDatabase): boolean {
+	const check = keyCheck();
+	database.exec('BEGIN IMMEDIATE');
+	let committed = false;
+	try {
+		const row = database.prepare('SELECT value FROM store_entries WHERE key = ?').get(KEY_CHECK_NAME);
+		if (!row) database.prepare('INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, NULL)').run(KEY_CHECK_NAME, check);
+		database.exec('COMMIT');
+		committed = true;
+		return !row || row.value === check;
+	} finally {
+		if (!committed && database.isTransaction !== false) database.exec('ROLLBACK');
+	}
 }

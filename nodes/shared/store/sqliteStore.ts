@@ -4,10 +4,10 @@ import { StoreUnavailable, type DurableStore, type StoreDecision } from './durab
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
 import { STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule } from './hostEnvironment';
-import { checkWrittenKeys, legacyRowKey, lifetimeMs, phoneTag, storedRowKey } from './keyName';
+import { checkWrittenKeys, keyMismatch, legacyRowKey, lifetimeMs, phoneTag, storedRowKey } from './keyName';
 import { WalCheckpoints } from './sqliteCheckpoints';
 import { prepareStoreFile } from './sqliteFiles';
-import { prepareStatements, type Statements } from './sqliteSchema';
+import { keyCheckHolds, prepareStatements, type Statements } from './sqliteSchema';
 import { SqliteSweeper, type SweepPass, type SweepStep } from './sqliteSweep';
 
 export const sqliteTimeouts = {
@@ -210,7 +210,7 @@ export class SqliteDurableStore implements DurableStore {
 			opened = this.open();
 		} catch (error) {
 			this.close();
-			return { failure: this.unavailable('opening', error), busy: isBusy(error) };
+			return { failure: error instanceof StoreUnavailable ? error : this.unavailable('opening', error), busy: isBusy(error) };
 		}
 		try {
 			return { value: work(opened.database, opened.statements) };
@@ -235,6 +235,7 @@ export class SqliteDurableStore implements DurableStore {
 			database.exec('PRAGMA synchronous = NORMAL');
 			this.checkpoints.opened(database);
 			const statements = prepareStatements(database);
+			if (!keyCheckHolds(database)) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 			this.legacyRows = statements.legacyLeft.get() !== undefined;
 			this.database = database;
 			this.statements = statements;

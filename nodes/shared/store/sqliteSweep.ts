@@ -74,7 +74,7 @@ export class SqliteSweeper {
 			after = step.last;
 		}
 		const pass = { steps, removed: steps.reduce((sum, step) => sum + step.removed, 0) };
-		await this.afterPass(pass);
+		if (this.timer) await this.afterPass(pass);
 		return pass;
 	}
 }
