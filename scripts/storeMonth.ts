@@ -59,7 +59,7 @@ async function main() {
 	const store = new SqliteDurableStore(sqlite, file, () => now);
 	const answer = { plate: 'x'.repeat(8), violations: Array.from({ length: 4 }, (_, index) => ({ time: '2026-01-01 08:00', place: `road ${index}`, fine: 200, points: 3, text: 'y'.repeat(60) })) };
 	try {
-		console.log('day\tfile+WAL KB\tms per send\tsweep removed\tlongest pause ms\tlongest step rows');
+		console.log('day\tfile+WAL KB\tms per send\tsweep removed\tlongest pause ms\tlongest step rows\tstep ms median / max');
 		for (let day = 1; day <= days; day++) {
 			const perSend = await sendDay(store, day);
 			for (let index = 0; index < ANSWERS; index++) await keepAnswer(store, `q|${day}|${index}`, answer, DAY);
@@ -69,7 +69,9 @@ async function main() {
 			const pass = await store.sweepNow();
 			delay.disable();
 			const looked = Math.max(...pass.steps.map((step) => step.looked));
-			console.log(`${day}\t${Math.round(sizeOf(file) / 1024)}\t${perSend.toFixed(3)}\t${pass.removed}\t${(delay.max / 1e6).toFixed(1)}\t${looked}`);
+			const stepMs = pass.steps.map((step) => step.ms).sort((a, b) => a - b);
+			const median = stepMs[Math.floor(stepMs.length / 2)];
+			console.log(`${day}\t${Math.round(sizeOf(file) / 1024)}\t${perSend.toFixed(3)}\t${pass.removed}\t${(delay.max / 1e6).toFixed(1)}\t${looked}\t${median.toFixed(1)} / ${stepMs[stepMs.length - 1].toFixed(1)}`);
 		}
 	} finally {
 		store.close();

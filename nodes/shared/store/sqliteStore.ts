@@ -139,15 +139,16 @@ export class SqliteDurableStore implements DurableStore {
 	/** One step of the sweep (sqliteSweep.ts): removes the expired rows among the `rows` rows after `after`, in the order they were made. */
 	private async sweepStep(after: number, rows: number): Promise<SweepStep> {
 		const now = this.clock();
-		return await this.use('sweeping', (database, statements) =>
-			this.inTransaction(database, () => {
+		return await this.use('sweeping', (database, statements) => {
+			const started = performance.now();
+			return this.inTransaction(database, () => {
 				const chunk = statements.sweepChunk.get(after, rows) as { rows?: unknown; last?: unknown } | undefined;
 				const removed = Number(statements.sweep.run(after, rows, now).changes);
 				const looked = Number(chunk?.rows ?? 0);
 				if (looked < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
-				return { looked, removed, last: typeof chunk?.last === 'number' ? chunk.last : after };
-			}),
-		);
+				return { looked, removed, last: typeof chunk?.last === 'number' ? chunk.last : after, ms: performance.now() - started };
+			});
+		});
 	}
 
 	/** After a pass that removed rows: free pages back to the disk, and the WAL emptied so that no copy of a removed row stays in it. */

@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 import { startSweep } from '../state/sweep';
 
 /**
@@ -9,8 +11,13 @@ import { startSweep } from '../state/sweep';
  */
 export const sweepTimes = {
 	everyMs: 60_000,
-	/** Rows one step looks at: about 2 ms on a laptop's disk, with secure_delete zeroing what it removes. */
-	rowsPerStep: 256,
+	/** Rows one step looks at: its commit writes a page of the key index per removed row (the names are hashes), so steps stay small. */
+	rowsPerStep: 64,
+	/**
+	 * Between two steps: a pass removes a day's rows in a burst, and its commits must not outrun the
+	 * checkpoint thread (else a commit copies the WAL into the file itself, on n8n's thread).
+	 */
+	pauseMs: 10,
 };
 
 export interface SweepStep {
@@ -19,6 +26,8 @@ export interface SweepStep {
 	removed: number;
 	/** The id of the last row looked at: the next step starts after it. */
 	last: number;
+	/** How long its transaction held this thread, in ms. */
+	ms: number;
 }
 
 export interface SweepPass {
@@ -72,6 +81,7 @@ export class SqliteSweeper {
 			// A store closed meanwhile stops the pass: the next open starts one.
 			if (step.looked < sweepTimes.rowsPerStep || !this.timer) break;
 			after = step.last;
+			if (step.removed > 0) await sleep(sweepTimes.pauseMs);
 		}
 		const pass = { steps, removed: steps.reduce((sum, step) => sum + step.removed, 0) };
 		if (this.timer) await this.afterPass(pass);
