@@ -4,7 +4,7 @@
  * bounded sweep of expired rows, keys kept as hashes, and a locked, damaged or unwritable file
  * a StoreUnavailable that names the file and the fix.
  */
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -247,6 +247,23 @@ describe('SQLite durable store', () => {
 			expect(pass.steps.map((step) => step.removed)).toEqual([63, 64, 23]);
 			expect(rows(file).map((row) => row.value)).toEqual(['k']);
 			expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+		});
+
+		it('gives the pages of removed rows back to the disk: a new file shrinks to what is live, and holds no removed text', async () => {
+			const file = join(folder, 'shrink.sqlite');
+			let now = 1_800_000_000_000;
+			const store = storeAt(file, () => now);
+			const keys = Array.from({ length: 2_000 }, (_, index) => `answer ${index}`);
+			await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: `kept answer ${key} ${'x'.repeat(500)}`, ttlMs: 1_000 })), result: undefined }));
+			await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
+			await store.sweepNow();
+			const full = statSync(file).size;
+			now += 60_000;
+			await store.sweepNow();
+			expect(statSync(file).size).toBeLessThan(full / 4);
+			const bytes = Buffer.concat([file, `${file}-wal`].map((path) => readFileSync(path)));
+			expect(bytes.includes(Buffer.from('kept answer'))).toBe(false);
+			expect(await store.read(['kept'])).toEqual(['k']);
 		});
 
 		it('runs on a timer while the file is open, with no write coming', async () => {

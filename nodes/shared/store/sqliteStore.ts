@@ -8,7 +8,7 @@ import { checkWrittenKeys, keyMismatch, legacyRowKey, lifetimeMs, phoneTag, stor
 import { WalCheckpoints } from './sqliteCheckpoints';
 import { prepareStoreFile } from './sqliteFiles';
 import { keyCheckHolds, prepareStatements, type Statements } from './sqliteSchema';
-import { SqliteSweeper, type SweepPass, type SweepStep } from './sqliteSweep';
+import { SqliteSweeper, sweepTimes, type SweepPass, type SweepStep } from './sqliteSweep';
 
 export const sqliteTimeouts = {
 	/** How long a call waits in all for another process's write to finish; tests lower it. */
@@ -17,8 +17,9 @@ export const sqliteTimeouts = {
 	lockWaitMs: 15,
 };
 
-/** Free pages one sweep gives back to the disk at most (auto_vacuum INCREMENTAL files): a short step. */
-const VACUUM_PAGES = 256;
+/** Free pages given back to the disk per step (auto_vacuum INCREMENTAL files), and steps per sweep: short steps, 4 MB a pass. */
+const VACUUM_PAGES = 64;
+const VACUUM_STEPS = 16;
 /**
  * An SQLite file on this host (Node's built-in `node:sqlite`): no server, survives restarts, and
  * atomic across the processes of one host. `update` runs inside BEGIN IMMEDIATE … COMMIT, which
@@ -154,7 +155,14 @@ export class SqliteDurableStore implements DurableStore {
 	/** After a pass that removed rows: free pages back to the disk, and the WAL emptied so that no copy of a removed row stays in it. */
 	private async afterSweep(pass: SweepPass): Promise<void> {
 		if (pass.removed === 0) return;
-		await this.use('giving free pages back', (database) => database.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`));
+		for (let step = 0; step < VACUUM_STEPS; step++) {
+			const free = await this.use('giving free pages back', (database) => {
+				database.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`);
+				return Number(database.prepare('PRAGMA freelist_count').get()?.freelist_count ?? 0);
+			});
+			if (free === 0) break;
+			await sleep(sweepTimes.pauseMs);
+		}
 		await this.checkpoints.truncate();
 	}
 
