@@ -57,7 +57,7 @@ export const ACCEPTED_FINDINGS = [
 	{
 		rule: '@n8n/community-nodes/no-restricted-globals',
 		files: ['nodes/shared/store/nameSecret.ts'],
-		reason: "reads n8n's own settings N8N_ENCRYPTION_KEY(_FILE), N8N_USER_FOLDER and HOME, as n8n's config does, for the key the store's names are keyed with (issue 33)",
+		reason: "reads DATA_GATEWAY_STORE_KEY(_FILE), else n8n's own settings N8N_ENCRYPTION_KEY(_FILE), N8N_USER_FOLDER and HOME, as n8n's config does, for the key the store's names are keyed with (issue 33)",
 	},
 	{
 		rule: '@n8n/community-nodes/no-restricted-imports',

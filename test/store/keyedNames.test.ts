@@ -20,7 +20,7 @@ import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
 import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 
-const VARIABLES = ['N8N_ENCRYPTION_KEY', 'N8N_ENCRYPTION_KEY_FILE', 'N8N_USER_FOLDER'] as const;
+const VARIABLES = ['DATA_GATEWAY_STORE_KEY', 'DATA_GATEWAY_STORE_KEY_FILE', 'N8N_ENCRYPTION_KEY', 'N8N_ENCRYPTION_KEY_FILE', 'N8N_USER_FOLDER'] as const;
 const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
 let folder: string;
 
@@ -73,6 +73,12 @@ describe('key names', () => {
 		expect(storedKeyName(key)).toBe(nameWith('from-config'));
 	});
 
+	it('DATA_GATEWAY_STORE_KEY, when set, keys the names instead (n8n installations of their own that share one Redis)', () => {
+		setEnvironment({ DATA_GATEWAY_STORE_KEY: 'shared by two installations', N8N_ENCRYPTION_KEY: 'key-one', N8N_USER_FOLDER: folder });
+		expect(storedKeyName(key)).toBe(nameWith('shared by two installations'));
+		expect(nameSecret().source).toBe('DATA_GATEWAY_STORE_KEY');
+	});
+
 	it('without any n8n key, makes one key file (mode 600) that every later process of the host reads', () => {
 		const user = join(folder, 'bare');
 		setEnvironment({ N8N_USER_FOLDER: user });
@@ -96,7 +102,7 @@ describe('a store first used with another key', () => {
 		setEnvironment({ N8N_ENCRYPTION_KEY: 'installation two', N8N_USER_FOLDER: folder });
 		const second = new SqliteDurableStore(sqlite, file);
 		try {
-			await expect(second.read(['sent'])).rejects.toThrow(/is used by n8n processes with another encryption key than this one's \(from N8N_ENCRYPTION_KEY\): .*nothing is sent\. Give every n8n process that shares this store n8n's one N8N_ENCRYPTION_KEY/);
+			await expect(second.read(['sent'])).rejects.toThrow(/is used by n8n processes with another encryption key than this one's \(from N8N_ENCRYPTION_KEY\): .*nothing is sent\. Give every n8n process that shares this store the same N8N_ENCRYPTION_KEY \(or, for n8n installations of their own, the same DATA_GATEWAY_STORE_KEY\)/);
 			await expect(second.update(['sent'], () => ({ writes: [{ key: 'sent', value: 'again' }], result: undefined }))).rejects.toThrow(/another encryption key/);
 		} finally {
 			second.close();

@@ -51,7 +51,7 @@ export const keyCheck = () => keyedHash('key-check');
 export function keyMismatch(store: string): string {
 	return (
 		`${store} is used by n8n processes with another encryption key than this one's (from ${nameSecret().source}): the records they keep are invisible here, so nothing is sent. ` +
-		`Give every n8n process that shares this store n8n's one N8N_ENCRYPTION_KEY; if the key was changed on purpose, delete the store's ${KEY_CHECK_NAME} entry (what was kept under the old key is then ignored and expires)`
+		`Give every n8n process that shares this store the same N8N_ENCRYPTION_KEY (or, for n8n installations of their own, the same DATA_GATEWAY_STORE_KEY); if the key was changed on purpose, delete the store's ${KEY_CHECK_NAME} entry (what was kept under the old key is then ignored and expires)`
 	);
 }
 

@@ -1,6 +1,6 @@
 /**
- * The secret the store's key names are keyed with (keyName.ts): derived from n8n's own encryption
- * key, found as n8n finds it (@n8n/config and n8n-core's InstanceSettings, 1.x and 2.x):
+ * The secret the store's key names are keyed with (keyName.ts): derived from DATA_GATEWAY_STORE_KEY
+ * when set (or its _FILE), else from n8n's own encryption key, found as n8n finds it (@n8n/config and n8n-core's InstanceSettings, 1.x and 2.x):
  * N8N_ENCRYPTION_KEY (or the file N8N_ENCRYPTION_KEY_FILE names), else `encryptionKey` in
  * `<N8N_USER_FOLDER or home>/.n8n/config`. Every process of one installation has that key (queue
  * mode requires it), so they all name keys alike; a reader of Redis or of the SQLite file alone
@@ -13,6 +13,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Overrides n8n's key: the same value on every n8n that shares one store (README). */
+export const STORE_KEY_VARIABLE = 'DATA_GATEWAY_STORE_KEY';
 /** The fallback key's file, in n8n's folder. */
 export const FALLBACK_KEY_FILE = 'data-gateway-store.key';
 /** Keeps this package's names apart from anything else keyed with n8n's encryption key. */
@@ -50,15 +52,22 @@ function derive(encryptionKey: string, source: string): NameSecret {
 	return { key: createHmac('sha256', encryptionKey).update(PURPOSE).digest(), source };
 }
 
-function findSecret(): NameSecret {
-	// As @n8n/config reads it: the variable when set at all, else the file its _FILE variant names.
-	if ('N8N_ENCRYPTION_KEY' in process.env) {
-		const key = normalized(process.env.N8N_ENCRYPTION_KEY ?? '');
-		if (key) return derive(key, 'N8N_ENCRYPTION_KEY');
-	} else if (process.env.N8N_ENCRYPTION_KEY_FILE) {
-		const key = normalized(readFileSync(process.env.N8N_ENCRYPTION_KEY_FILE, 'utf8'));
-		if (key) return derive(key, `N8N_ENCRYPTION_KEY_FILE (${process.env.N8N_ENCRYPTION_KEY_FILE})`);
+/** A setting read as @n8n/config reads it: the variable when set at all, else the file its _FILE variant names. */
+function setting(name: string): { value: string; source: string } | undefined {
+	if (name in process.env) {
+		const value = normalized(process.env[name] ?? '');
+		return value ? { value, source: name } : undefined;
 	}
+	const file = process.env[`${name}_FILE`];
+	if (!file) return undefined;
+	const value = normalized(readFileSync(file, 'utf8'));
+	return value ? { value, source: `${name}_FILE (${file})` } : undefined;
+}
+
+function findSecret(): NameSecret {
+	// The package's own key first: n8n installations with different encryption keys that share one Redis on purpose.
+	const key = setting(STORE_KEY_VARIABLE) ?? setting('N8N_ENCRYPTION_KEY');
+	if (key) return derive(key.value, key.source);
 	const folder = n8nFolder();
 	const config = join(folder, 'config');
 	const fromConfig = readConfigKey(config);
