@@ -37,6 +37,8 @@ export class SqliteDurableStore implements DurableStore {
 	private readonly sweeper: SqliteSweeper;
 	/** The file holds rows named as earlier versions named them: reads look there too, writes remove them. */
 	private legacyRows = false;
+	/** The file was made with auto_vacuum INCREMENTAL (by this version): the sweep gives free pages back. */
+	private givesPagesBack = false;
 
 	constructor(
 		private readonly sqlite: SqliteModule,
@@ -157,7 +159,8 @@ export class SqliteDurableStore implements DurableStore {
 	/** After a pass that removed rows: free pages back to the disk, and the WAL emptied so that no copy of a removed row stays in it. */
 	private async afterSweep(pass: SweepPass): Promise<void> {
 		if (pass.removed === 0) return;
-		for (let step = 0; step < VACUUM_STEPS; step++) {
+		// A file made before auto_vacuum keeps its free pages for new rows (zeroed by secure_delete).
+		for (let step = 0; step < (this.givesPagesBack ? VACUUM_STEPS : 0); step++) {
 			const free = await this.use('giving free pages back', (database) => {
 				database.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`);
 				return Number(database.prepare('PRAGMA freelist_count').get()?.freelist_count ?? 0);
@@ -248,6 +251,7 @@ export class SqliteDurableStore implements DurableStore {
 			const statements = prepareStatements(database);
 			if (!keyCheckHolds(database)) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 			this.legacyRows = statements.legacyLeft.get() !== undefined;
+			this.givesPagesBack = database.prepare('PRAGMA auto_vacuum').get()?.auto_vacuum === 2;
 			this.database = database;
 			this.statements = statements;
 			this.sweeper.start();
