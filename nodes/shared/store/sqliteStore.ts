@@ -150,7 +150,7 @@ export class SqliteDurableStore implements DurableStore {
 				const looked = Number(chunk?.rows ?? 0);
 				if (looked < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
 				return { looked, removed, last: typeof chunk?.last === 'number' ? chunk.last : after };
-			});
+			}, (result) => result.removed > 0);
 			// From BEGIN to after COMMIT: how long the step held n8n's thread.
 			return { ...step, ms: performance.now() - started };
 		});
@@ -187,15 +187,15 @@ export class SqliteDurableStore implements DurableStore {
 		return removed;
 	}
 
-	/** `work` in a write transaction, committed (and handed to the checkpoints) or rolled back. */
-	private inTransaction<T>(database: SqliteDatabase, work: () => T): T {
+	/** `work` in a write transaction, committed (and handed to the checkpoints when it `wrote`) or rolled back. */
+	private inTransaction<T>(database: SqliteDatabase, work: () => T, wrote: (result: T) => boolean = () => true): T {
 		database.exec('BEGIN IMMEDIATE');
 		let committed = false;
 		try {
 			const result = work();
 			database.exec('COMMIT');
 			committed = true;
-			this.checkpoints.committed();
+			if (wrote(result)) this.checkpoints.committed();
 			return result;
 		} finally {
 			if (!committed) this.rollBack(database);
