@@ -1,12 +1,13 @@
 /**
  * The secret the store's key names are keyed with (keyName.ts): derived from DATA_GATEWAY_STORE_KEY
- * when set (or its _FILE), else from n8n's own encryption key, found as n8n finds it (@n8n/config and n8n-core's InstanceSettings, 1.x and 2.x):
- * N8N_ENCRYPTION_KEY (or the file N8N_ENCRYPTION_KEY_FILE names), else `encryptionKey` in
- * `<N8N_USER_FOLDER or home>/.n8n/config`. Every process of one installation has that key (queue
- * mode requires it), so they all name keys alike; a reader of Redis or of the SQLite file alone
- * does not have it, so a name cannot be traced back by trying every phone number.
- * When none is found (the package run outside n8n), a random key is made once in that folder
- * (`data-gateway-store.key`, mode 600) and shared by the processes of this host.
+ * when set (or its _FILE), else from n8n's own encryption key, found as n8n 1.123 and 2.41 find it
+ * (@n8n/config, n8n-core's InstanceSettings): N8N_ENCRYPTION_KEY (or the file
+ * N8N_ENCRYPTION_KEY_FILE names), else `encryptionKey` in `<N8N_USER_FOLDER or HOME>/.n8n/config`.
+ * Every process of one installation has that key (queue mode requires it), so they all name keys
+ * alike; a reader of Redis or of the SQLite file alone does not have it, so a name cannot be traced
+ * back by trying every phone number. When none is found (the package run outside n8n: n8n makes
+ * its config before it loads nodes), a random key is made once in that folder
+ * (`data-gateway-store.key`, mode 600) and shared by the processes that use that folder.
  */
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- finds n8n's encryption key as n8n does (scripts/n8n-accepted-findings.mjs) */
 import { createHmac, randomBytes } from 'node:crypto';
