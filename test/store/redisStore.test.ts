@@ -265,7 +265,7 @@ describe('Redis durable store', () => {
 	});
 
 	describe('a Redis that will not say whether it evicts keys (CONFIG refused, no maxmemory_policy in INFO)', () => {
-		const replies = { TIME: '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n', MGET: '*1\r\n$-1\r\n', EVALSHA: ':1\r\n' };
+		const replies = { TIME: '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n', MGET: '*3\r\n$-1\r\n$-1\r\n$-1\r\n', EVALSHA: ':1\r\n' };
 		const silentStore = async () => {
 			const url = await fakeRedis(replies, 'redis_version:7.0.0\r\nloading:0');
 			return storeOn(redisFor({ url }, `silent:${url}`), 'the silent Redis');
