@@ -19,7 +19,10 @@
  * 7. a worker SIGKILLed mid-batch, the crashed execution retried: each number texted exactly once
  *    (test/e2e/queueWorkerKill.ts, its own cluster, with the records in n8n's queue Redis);
  * 8. a lookup workflow with Reuse Answers For run again on the other worker pays 0 calls
- *    (test/e2e/queueReuse.ts, its own cluster, with the answers in n8n's queue Redis).
+ *    (test/e2e/queueReuse.ts, its own cluster, with the answers in n8n's queue Redis);
+ * 9. (in the first cluster, before 5) a credential naming a Redis with maxmemory-policy
+ *    allkeys-lru: the SMS node refuses to send, naming the fix, and the gateway sees no send
+ *    (test/e2e/queueEviction.ts).
  * Every cluster's queue Redis requires a password, which n8n and the store read from
  * QUEUE_BULL_REDIS_PASSWORD_FILE, and serves TLS only, with a certificate made at the start that
  * every process trusts through NODE_EXTRA_CA_CERTS (test/e2e/queueCluster.ts).
@@ -33,6 +36,7 @@ import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { sendRecordsIn, startQueueHarness, type QueueHarness } from './queueCluster';
+import { evictingCredential, evictingSmsWorkflow, EVICTING_SMS, smsRefusedOnEvictingRedis, startEvictingRedis } from './queueEviction';
 import { reuseAcrossWorkers } from './queueReuse';
 import { workerKilledMidBatch } from './queueWorkerKill';
 import {
@@ -116,6 +120,7 @@ async function main() {
 	const started = Date.now();
 	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
 	let harness: QueueHarness | undefined;
+	const evicting = await startEvictingRedis(log);
 	let passed = false;
 	try {
 		const signId = Number(emulator.demo.signatureId);
@@ -130,6 +135,7 @@ async function main() {
 						sharedLimitRedisUrl: process.env.QUEUE_PER_PROCESS_LIMITS === 'true' ? undefined : `${redis.url}/${CREDENTIAL_DATABASE}`,
 					}),
 					gatewayCredential({ id: SMS_CREDENTIAL_ID, gatewayUrl: emulator.url, appCode: emulator.demo.memberAppCode, maxPerSecond: GATEWAY_CAP_PER_SECOND }),
+					evictingCredential(emulator, evicting),
 				],
 				workflows: [
 					lookupWorkflow(LOOKUPS_A.id, LOOKUPS_A.path),
@@ -137,8 +143,9 @@ async function main() {
 					triggerWorkflow(TRIGGER_ID),
 					smsWorkflow(SMS.id, SMS.path, signId, Number(emulator.demo.templateWithoutVariablesId), SMS_CREDENTIAL_ID),
 					smsRoundsWorkflow(SMS_ROUNDS.id, SMS_ROUNDS.path, signId, Number(emulator.demo.templateId), { credentialId: SMS_CREDENTIAL_ID }),
+					evictingSmsWorkflow(emulator),
 				],
-				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id, SMS_ROUNDS.id],
+				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id, SMS_ROUNDS.id, EVICTING_SMS.id],
 			},
 			log,
 		);
@@ -152,11 +159,13 @@ async function main() {
 		const recorded = sendRecordsIn(harness.redis);
 		assert.ok(recorded.sent >= texts && recorded.messages >= texts, `the ${texts} texts of scenario 4 are recorded in n8n's queue Redis: ${JSON.stringify(recorded)}`);
 		log(`4. in n8n's queue Redis (database 0, TLS, password from QUEUE_BULL_REDIS_PASSWORD_FILE): ${recorded.sent} sends and ${recorded.messages} messages recorded for ${texts} texts`);
+		await smsRefusedOnEvictingRedis(harness, emulator);
 		// Last: it stops a worker.
 		await retryOnTheOtherWorkerSendsOnce(harness, emulator);
 		passed = true;
 	} finally {
 		await harness?.stop({ keepLogs: !passed });
+		await evicting.stop();
 	}
 	try {
 		await regularMode(emulator);
