@@ -132,9 +132,25 @@ describe('erasing one phone number', () => {
 		return writes.map((write) => write.key);
 	}
 
-	it('takes the number as the SMS node does, and names a wrong one', () => {
+	it('takes the number as the SMS and Telephone nodes do (a landline too), and names a wrong one', () => {
 		expect(normalizedPhone('+86 137-1234-5678')).toBe(phone);
-		expect(() => normalizedPhone('12345')).toThrow('"12345" is not a mainland mobile number (11 digits starting with 1)');
+		expect(normalizedPhone('+86 10 1234 5678')).toBe('01012345678');
+		expect(() => normalizedPhone('12345')).toThrow('"12345" is neither a mobile number (e.g. 13800138000) nor a landline with area code (e.g. 010-12345678): give the number as the SMS or Telephone node was given it');
+	});
+
+	it('a rewrite that does not know the number keeps the entry found by it (a delivery report marked later)', async () => {
+		const file = join(folder, 'rewrite.sqlite');
+		const sqlite = new SqliteDurableStore(nodeSqlite() as NonNullable<ReturnType<typeof nodeSqlite>>, file);
+		try {
+			for (const store of [sqlite, new MemoryStore()]) {
+				const keys = await fill(store);
+				await store.update([keys[0]], () => ({ writes: [{ key: keys[0], value: 'marked', ttlMs: 600_000 }], result: undefined }));
+				await expect(erasePhone(store, phone)).resolves.toBe(2);
+				expect(await store.read(keys)).toEqual([undefined, undefined, `text for ${other}`, 'kept']);
+			}
+		} finally {
+			sqlite.close();
+		}
 	});
 
 	it('in the SQLite file: its rows go, and their bytes leave the file and its WAL', async () => {

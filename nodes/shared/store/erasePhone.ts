@@ -4,6 +4,7 @@
  * empties the WAL so that their bytes leave the disk. Run by `npm run erase-phone` (scripts/erasePhone.ts)
  * or from an installed package's dist (README).
  */
+import { checkTelephoneNumber } from '../checks/phone';
 import type { DurableStore } from './durableStore';
 import { queueRedisSettings, nodeSqlite, storeFilePath } from './hostEnvironment';
 import { MemoryStore } from './memoryStore';
@@ -12,11 +13,14 @@ import { RedisDurableStore } from './redisStore';
 import { storeFileExists } from './sqliteFiles';
 import { SqliteDurableStore } from './sqliteStore';
 
-/** A mainland mobile number as the SMS node takes it: 11 digits from 1; spaces, dashes and +86/0086 dropped. */
+/**
+ * The number as the nodes keep it (checks/phone.ts, the rules the SMS and Telephone nodes check it
+ * by): a mobile number's 11 digits, or a landline's with its area code; separators, +86 and 0086 dropped.
+ */
 export function normalizedPhone(text: string): string {
-	const digits = text.replace(/[\s-]/g, '').replace(/^(\+86|0086)/, '');
-	if (!/^1\d{10}$/.test(digits)) throw new Error(`"${text}" is not a mainland mobile number (11 digits starting with 1): give the number as the SMS node sent to it`);
-	return digits;
+	const checked = checkTelephoneNumber(text);
+	if (!checked.ok) throw new Error(`${checked.value}: give the number as the SMS or Telephone node was given it`);
+	return checked.value;
 }
 
 /** Deletes what this store keeps about the number; returns how many entries it deleted. */

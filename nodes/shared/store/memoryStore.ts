@@ -44,7 +44,9 @@ export class MemoryStore implements DurableStore {
 			if (write.value === null) this.entries.delete(name);
 			else {
 				const expiresAt = now + (lifetimeMs(write.ttlMs) ?? Infinity);
-				this.entries.set(name, { value: write.value, expiresAt, ...(write.phone === undefined ? {} : { phoneTag: phoneTag(write.phone) }) });
+				// A rewrite that does not know the number keeps the entry's phone tag (as the other stores do).
+				const tag = write.phone === undefined ? this.entries.get(name)?.phoneTag : phoneTag(write.phone);
+				this.entries.set(name, { value: write.value, expiresAt, ...(tag === undefined ? {} : { phoneTag: tag }) });
 			}
 		}
 		if (this.entries.size > 0) this.sweep ??= startSweep(() => this.dropExpired(), SWEEP_MS);

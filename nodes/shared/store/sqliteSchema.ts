@@ -45,8 +45,9 @@ export function prepareStatements(database: SqliteDatabase): Statements {
 	createTable(database);
 	return {
 		select: database.prepare('SELECT value, expires_at FROM store_entries WHERE key = ?'),
+		// A rewrite that does not know the number (a delivery report's mark) keeps the row's phone tag: erasing still finds it.
 		upsert: database.prepare(
-			'INSERT INTO store_entries (key, value, expires_at, phone_tag) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, phone_tag = excluded.phone_tag',
+			'INSERT INTO store_entries (key, value, expires_at, phone_tag) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, phone_tag = coalesce(excluded.phone_tag, store_entries.phone_tag)',
 		),
 		remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
 		erase: database.prepare('DELETE FROM store_entries WHERE phone_tag = ?'),
