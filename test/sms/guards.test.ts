@@ -3,6 +3,9 @@
  * Send and Check Delivery and Preview), the content checks, Refuse Content Warnings and Send Window.
  * "Nothing recorded or counted" is read from the store: every write the node made is captured.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
@@ -229,5 +232,23 @@ describe('Send Window', () => {
 		expect(within.result.error).toBeUndefined();
 		expect(within.clockReads).toBe(without.clockReads + 1);
 		expect(sendRequests()).toBe(6);
+	});
+});
+
+describe('examples/opt-out.json', () => {
+	it('its Add to Opt-Out List node, as saved, lists the sample number so that Send refuses it', async () => {
+		type Example = { nodes: Array<{ name: string; typeVersion: number; parameters: INodeParameters & { jsCode?: string } }> };
+		const example = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'opt-out.json'), 'utf8')) as Example;
+		const node = (name: string) => example.nodes.find((candidate) => candidate.name === name) as Example['nodes'][number];
+		const sample = /phone: '([^']+)'/.exec(String(node('Sample Request').parameters.jsCode))?.[1];
+		const added = await runWorkflow({
+			steps: [{ name: 'SMS', type: sms, parameters: node('Add to Opt-Out List').parameters, typeVersion: node('Add to Opt-Out List').typeVersion }],
+			items: [{ body: { phone: sample } }],
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url } },
+		});
+		expect(added.json()).toEqual([{ phone: '13912340000', optedOut: true, alreadyListed: false }]);
+		const refused = await runSms(send(), [{ phone: '13912340000' }]);
+		expect(refused.error?.message).toMatch(/opt-out list: not sent/);
+		expect(sendRequests()).toBe(0);
 	});
 });
