@@ -16,6 +16,7 @@ import { startEmulator, type Emulator } from '../emulator/server';
 import { checkAcrossExecutions } from './acrossExecutions';
 import { checkErrorOutput } from './errorOutput';
 import { checkMoneySafety } from './moneySafety';
+import { checkOptOut } from './optOut';
 import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
 
@@ -88,6 +89,8 @@ async function checkLine(line: N8nLine, tarball: string) {
 		await checkErrorOutput({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Reuse, only new and the telephone quota between executions, each its own n8n process.
 		await checkAcrossExecutions({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
+		// The opt-out list: added in one process, honoured by another workflow's Send in another.
+		await checkOptOut({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
 		await checkSameHostRace({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 
