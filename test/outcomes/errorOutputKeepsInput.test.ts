@@ -36,7 +36,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.4, 1.3, 1.3, 1.2]);
 	});
 
-	it("SMS Send 1.4 follows n8n's convention: message is the error, details the fix, beside the item's input", async () => {
+	it("SMS Send 1.4 follows n8n's convention: message is the error, details.fix the fix, beside the item's input", async () => {
 		const { success, failed } = await branches(sms, sendParameters(emulator), [{ phone: '13900002141', name: 'Ann' }, { phone: '12345', name: 'Bob' }]);
 		expect(pairedIndexes(success)).toEqual([0]);
 		expect(failed[0].json).toEqual({
@@ -44,7 +44,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 			name: 'Bob',
 			message: expect.stringMatching(/^Item 2: Phone Number "12345"/),
 			error: expect.stringMatching(/^Item 2: Phone Number "12345"/),
-			details: expect.stringMatching(/No call was made/),
+			details: { fix: expect.stringMatching(/No call was made/) },
 		});
 		expect(failed[0].json.message).toBe(failed[0].json.error);
 		expect(failed[0].error).toBeUndefined();
@@ -52,7 +52,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 
 	it('SMS Get Status 1.4: the failed item keeps its task ID, with the error in message', async () => {
 		const { failed } = await branches(sms, { resource: 'message', operation: 'getStatus', taskId: '={{ $json.taskId }}' }, [{ taskId: '', orderId: 'A-8' }]);
-		expect(failed[0].json).toEqual({ taskId: '', orderId: 'A-8', message: expect.stringMatching(/^Item 1: Task ID/), error: expect.stringMatching(/^Item 1: Task ID/), details: expect.any(String) });
+		expect(failed[0].json).toEqual({ taskId: '', orderId: 'A-8', message: expect.stringMatching(/^Item 1: Task ID/), error: expect.stringMatching(/^Item 1: Task ID/), details: { fix: expect.any(String) } });
 	});
 
 	it('SMS Send 1.3: the refused phone 12345 reaches the Error branch with its phone and name, the error and the fix', async () => {

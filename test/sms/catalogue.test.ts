@@ -89,11 +89,12 @@ describe('the catalogue fills from what the node does', () => {
 	});
 
 	it('a rejected one says so, with the gateway reason', async () => {
-		const signature = await runSms({ resource: 'signature', operation: 'create', name: '测试签名', remark: 'a test' });
-		const id = String(signature.json()[0].id);
+		const created = await createTemplate('抽奖', '您的lottery号码是${code}');
+		expect(created.error).toBeUndefined();
+		const id = String(created.json()[0].id);
 		emulator.finishPending('review', id);
-		await runSms({ resource: 'signature', operation: 'get', id });
-		expect((await list('signature'))[0].name).toMatch(new RegExp(`^测试签名 · #${id} · rejected: 签名含测试字样`));
+		await runSms({ resource: 'template', operation: 'get', id });
+		expect((await list('template'))[0].name).toMatch(new RegExp(`^抽奖 · #${id} · rejected: 模板内容涉及禁止发送的内容`));
 	});
 });
 

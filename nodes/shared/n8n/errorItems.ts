@@ -22,15 +22,23 @@ export function errorItemForm(ctx: IExecuteFunctions): ErrorItemForm {
  * in ERROR_ITEMS_KEEP_INPUT_FROM it carries no `error` and its json only `error` and `message` (the
  * fix): n8n routes such an item to the error output and lays the input item's json beneath it, so
  * the error branch keeps the phone, plate or keyword. From the versions in
- * ERROR_ITEMS_MESSAGE_FIRST_FROM `message` is the error and `details` the fix (n8n's convention). Under "Continue (regular output)" it carries
- * no `error`, for n8n would replace the json: the readable fields stay. The error is redacted by asNodeError.
+ * ERROR_ITEMS_MESSAGE_FIRST_FROM `message` is the error (n8n's convention) and `details.fix` the fix.
+ * Under "Continue (regular output)" it carries no `error`, for n8n would replace the json: the readable fields stay. The error is redacted by asNodeError.
  */
 export function errorItem(error: ItemError, itemIndex: number, form: ErrorItemForm): INodeExecutionData {
 	const pairedItem = { item: itemIndex };
-	if (form === 'errorOutputMessageFirst') return { json: { message: error.message, error: error.message, ...(error.description ? { details: error.description } : {}) }, pairedItem };
-	if (form === 'errorOutputWithInput') return { json: error.description ? { error: error.message, message: error.description } : { error: error.message }, pairedItem };
+	// What a next step needs beyond the words (Send Window's opensAt for a Wait node): `details` is the one other key n8n's error output allows.
+	const details = error.context.details as IDataObject | undefined;
+	if (form === 'errorOutputMessageFirst') {
+		const withFix = error.description ? { fix: error.description, ...details } : details;
+		return { json: { message: error.message, error: error.message, ...(withFix ? { details: withFix } : {}) }, pairedItem };
+	}
+	if (form === 'errorOutputWithInput') {
+		return { json: { error: error.message, ...(error.description ? { message: error.description } : {}), ...(details ? { details } : {}) }, pairedItem };
+	}
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;
+	if (details) json.details = details;
 	const gatewayCode = error.context.gatewayCode;
 	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
 	return form === 'errorOutput' ? { json, error, pairedItem } : { json, pairedItem };
