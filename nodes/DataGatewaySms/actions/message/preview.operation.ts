@@ -8,6 +8,7 @@ import { runForEachItem } from '../../../shared/n8n/batch';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
 import { hintStoreFallback, openDurableStore } from '../../../shared/store/openStore';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { addContentHint } from '../contentHint';
 import { sendFields } from './send/fields';
 import { optOutRefusals } from './send/guards';
@@ -34,18 +35,14 @@ export const option: INodePropertyOptions = {
 export const description: INodeProperties[] = sendFields(['preview']).filter((property) => property.name !== 'sendOptions');
 
 /**
- * Per item: the exact message (signature + template with the item's values), its length, segments
- * and cost, and the content checks' warnings (`contentWarnings`). What Send would refuse is refused:
- * an opted-out number, an unapproved signature or template, content the checks refuse. Sends nothing.
+ * The free signature and template queries, asked once per execution for every item with the same
+ * IDs; what they answered is kept in `seen` for the catalogue, so that the pickers list it by name.
  */
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const client = await gatewayClient(this);
-	const options = callOptions(this);
-	const answers = executionMemory(this).answers;
-	const runId = runIdOf(this);
-	// What Preview read goes into the catalogue, so that the pickers list it by name.
+function reviewedReader(ctx: IExecuteFunctions, client: GatewayClient) {
+	const options = callOptions(ctx);
+	const answers = executionMemory(ctx).answers;
+	const runId = runIdOf(ctx);
 	const seen = { signature: new Map<string, Sighting>(), template: new Map<string, Sighting>() };
-	// Free queries, asked once per execution for every item with the same IDs.
 	const read = <T>(operation: 'signatureGet' | 'templateGet', id: number, schema: typeof signatureSchema | typeof templateSchema) => {
 		const params = { id: String(id) };
 		const kind = operation === 'signatureGet' ? seen.signature : seen.template;
@@ -55,6 +52,17 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			return data as T;
 		}).answer;
 	};
+	return { read, seen };
+}
+
+/**
+ * Per item: the exact message (signature + template with the item's values), its length, segments
+ * and cost, and the content checks' warnings (`contentWarnings`). What Send would refuse is refused:
+ * an opted-out number, an unapproved signature or template, content the checks refuse. Sends nothing.
+ */
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await gatewayClient(this);
+	const { read, seen } = reviewedReader(this, client);
 	const store = await openDurableStore(this);
 	hintStoreFallback(this, store);
 	const warned = new Set<string>();
