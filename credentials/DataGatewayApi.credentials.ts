@@ -98,6 +98,26 @@ export class DataGatewayApi implements ICredentialType {
 			hint: '0 = no cap',
 		},
 		{
+			displayName: 'Daily Budget (Yuan)',
+			name: 'dailyBudgetYuan',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				"What this account may spend per China calendar day, over every execution, workflow and n8n process that shares the package's store; a paid call that could pass it is refused before it is sent",
+			hint: '0 = no budget; resets at 00:00 China time',
+		},
+		{
+			displayName: 'Monthly Budget (Yuan)',
+			name: 'monthlyBudgetYuan',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				"What this account may spend per China calendar month, over every execution, workflow and n8n process that shares the package's store; a paid call that could pass it is refused before it is sent",
+			hint: '0 = no budget; resets on the 1st at 00:00 China time',
+		},
+		{
 			displayName: 'Telephone Plan',
 			name: 'telephonePlan',
 			type: 'options',

@@ -4,11 +4,11 @@
  * is not made. The gateway here is the emulator, whose ledger is the bill.
  */
 import fc from 'fast-check';
-import type { IDataObject, IExecuteFunctions, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { executionMemory } from '../../nodes/shared/state/executionMemory';
+import { ledgerSpentYuan } from '../../nodes/shared/testing';
 import type { Emulator, FaultKind } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
@@ -31,8 +31,8 @@ async function run(steps: WorkflowStep[], credential: IDataObject, items: IDataO
 		executionId,
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, ...credential } },
 	});
-	// What the cap counted in this execution, over every credential.
-	const spent = [...executionMemory({ getExecutionId: () => executionId } as IExecuteFunctions).spentYuan.values()].reduce((sum, yuan) => sum + yuan, 0);
+	// What the cap counted in this execution, in the durable store.
+	const spent = (await ledgerSpentYuan(executionId, emulator.url, emulator.demo.memberAppCode)).execution;
 	return { result, spent, billed: emulator.ledger().totals.costYuan };
 }
 

@@ -133,7 +133,7 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 		template: (sendOptions.templateContent as string) || undefined,
 		from: 'options',
 	};
-	if (run.meter.capYuan <= 0 || (given.signature !== undefined && given.template !== undefined)) return given;
+	if (!run.meter.limited || (given.signature !== undefined && given.template !== undefined)) return given;
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);
 		return { signature: given.signature ?? signature.name ?? undefined, template: given.template ?? template.content ?? undefined, from: 'gateway' };
