@@ -13,8 +13,8 @@ import type { DurableStore } from '../store/durableStore';
 
 export const toUnits = (yuan: number): number => Math.round(yuan * 10_000);
 export const toYuan = (units: number): number => units / 10_000;
-/** "12.40" */
-export const yuanText = (units: number): string => toYuan(units).toFixed(2);
+/** "12.40", "0.035": two decimals at least, as many as the units have (up to four). */
+export const yuanText = (units: number): string => toYuan(units).toFixed(4).replace(/0{1,2}$/, '');
 
 /** The limits of one credential, in yuan; 0 = none. */
 export interface MoneyLimits {
@@ -67,13 +67,6 @@ function periodAt(now: number): LedgerPeriod {
 /** The store's clock minus this host's, learned at each update: the period is guessed without a round trip, and checked inside it. */
 const clockOffsets = new WeakMap<DurableStore, number>();
 
-/** decide saw another day or month than the keys were named for: name them again at that time. */
-class PeriodMoved extends Error {
-	constructor(readonly now: number) {
-		super('the China day changed during the update');
-	}
-}
-
 const unitsOf = (value: string | undefined) => Math.max(0, Math.floor(Number(value) || 0));
 
 export class SpendLedger {
@@ -100,26 +93,24 @@ export class SpendLedger {
 	async reserve(units: number, { force = false } = {}): Promise<Reservation> {
 		let now = Date.now() + (clockOffsets.get(this.store) ?? 0);
 		for (let tries = 0; ; tries++) {
-			try {
-				return await this.reserveIn(periodAt(now), units, force);
-			} catch (error) {
-				if (!(error instanceof PeriodMoved) || tries >= 2) throw error;
-				now = error.now;
-			}
+			const reservation = await this.reserveIn(periodAt(now), units, force);
+			// decide saw another day than the keys were named for (midnight passed, or the clock guess was off): name them again.
+			if (!('movedTo' in reservation)) return reservation;
+			if (tries >= 2) throw new Error(`The store's China day kept changing while the spend was counted (now ${chinaIso(reservation.movedTo)})`);
+			now = reservation.movedTo;
 		}
 	}
 
-	private async reserveIn(period: LedgerPeriod, units: number, force: boolean): Promise<Reservation> {
+	private async reserveIn(period: LedgerPeriod, units: number, force: boolean): Promise<Reservation | { movedTo: number }> {
 		const keys = this.keys(period);
 		const limits: Array<[LimitName, number]> = [
 			['cap', toUnits(this.limits.capYuan)],
 			['day', toUnits(this.limits.dailyYuan)],
 			['month', toUnits(this.limits.monthlyYuan)],
 		];
-		return await this.store.update<Reservation>(keys, (values, now) => {
+		return await this.store.update<Reservation | { movedTo: number }>(keys, (values, now) => {
 			clockOffsets.set(this.store, now - Date.now());
-			const moved = periodAt(now);
-			if (moved.day !== period.day) throw new PeriodMoved(now);
+			if (chinaDay(now) !== period.day) return { writes: [], result: { movedTo: now } };
 			const [execution, day, month] = values.map(unitsOf) as [number, number, number];
 			const spent = { execution, day, month };
 			const next = [execution + units, day + units, month + units];

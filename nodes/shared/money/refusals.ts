@@ -20,15 +20,18 @@ const BUDGET = {
 
 const spentOf = (refused: Refused) => (refused.limit === 'cap' ? refused.spent.execution : refused.limit === 'day' ? refused.spent.day : refused.spent.month);
 
-/** "Daily budget: 1.2 yuan more would bring …": one more attempt (or page) refused. */
-export function attemptRefusal(yuan: number, refused: Refused): string {
+/**
+ * "Daily budget: 1.2 yuan more would bring …": one more attempt (or page) refused; `lead` names
+ * what was refused ("the next paid call (0.2 yuan)").
+ */
+export function attemptRefusal(yuan: number, refused: Refused, lead = `${yuan} yuan more`): string {
 	const total = toYuan(spentOf(refused)) + yuan;
 	const limit = toYuan(refused.limitUnits);
 	if (refused.limit === 'cap') {
-		return `Spending cap: ${yuan} yuan more would bring this execution's spend with this credential to ${round(total)} yuan, above the cap of ${limit} yuan`;
+		return `Spending cap: ${lead} would bring this execution's spend with this credential to ${round(total)} yuan, above the cap of ${limit} yuan`;
 	}
 	const budget = BUDGET[refused.limit];
-	return `${budget.name}: ${yuan} yuan more would bring the spend of this credential's account ${budget.spent} to ${yuanText(spentOf(refused) + Math.round(yuan * 10_000))} yuan, above its ${budget.name.toLowerCase()} of ${yuanText(refused.limitUnits)} yuan (${yuanText(spentOf(refused))} yuan spent; it resets at ${budget.resets(refused.period)})`;
+	return `${budget.name}: ${lead} would bring the spend of this credential's account ${budget.spent} to ${yuanText(spentOf(refused) + Math.round(yuan * 10_000))} yuan, above its ${budget.name.toLowerCase()} of ${yuanText(refused.limitUnits)} yuan (${yuanText(spentOf(refused))} yuan spent; it resets at ${budget.resets(refused.period)})`;
 }
 
 /** "Spending cap: this node's paid calls are estimated at …": a node refused before its first paid call. */

@@ -93,7 +93,7 @@ export class SpendMeter {
 		try {
 			reservation = await this.reserve(units);
 		} catch (error) {
-			return new NodeOperationError(this.ctx.getNode(), `Spending cap and budgets: ${storeFailure(error)}`, {
+			return new NodeOperationError(this.ctx.getNode(), `Not sent: ${storeFailure(error)}`, {
 				description: 'No paid call was made by this node: without the store its spend cannot be counted. Fix the store named, or set the cap and budgets of the credential to 0.',
 			});
 		}
@@ -129,7 +129,7 @@ export class SpendMeter {
 		try {
 			reservation = await this.reserve(units);
 		} catch (error) {
-			return { refusal: `Spending cap and budgets: ${storeFailure(error)}`, hint: 'Fix the store named, or set the cap and budgets of the credential to 0.' };
+			return { refusal: storeFailure(error), hint: 'Fix the store named, or set the cap and budgets of the credential to 0.' };
 		}
 		if (!reservation.ok) return { refusal: attemptRefusal(yuan, reservation), hint: refusalFix(reservation.limit) };
 		return { yuan, giveBack: async () => await this.giveBack(units, reservation.period) };
@@ -143,10 +143,10 @@ export class SpendMeter {
 		try {
 			reservation = await this.reserve(units);
 		} catch (error) {
-			throw new NodeOperationError(this.ctx.getNode(), `Spending cap and budgets: ${storeFailure(error)}; stopped after ${doneSoFar}`, { description: 'Fix the store named, or set the cap and budgets of the credential to 0.' });
+			throw new NodeOperationError(this.ctx.getNode(), `Not sent: ${storeFailure(error)}; stopped after ${doneSoFar}`, { description: 'Fix the store named, or set the cap and budgets of the credential to 0.' });
 		}
 		if (!reservation.ok) {
-			throw new NodeOperationError(this.ctx.getNode(), `${attemptRefusal(priceYuan, reservation).replace(/ yuan more would/, ' yuan for the next paid call would')}; stopped after ${doneSoFar}`, {
+			throw new NodeOperationError(this.ctx.getNode(), `${attemptRefusal(priceYuan, reservation, `the next paid call (${priceYuan} yuan)`)}; stopped after ${doneSoFar}`, {
 				description: refusalFix(reservation.limit, 'use a Limit instead of Return All'),
 			});
 		}
@@ -181,7 +181,7 @@ export class SpendMeter {
 	}
 }
 
-const storeFailure = (error: unknown) => `the spend could not be counted: ${error instanceof Error ? error.message : String(error)}`;
+const storeFailure = (error: unknown) => `the spending cap and budgets could not be counted: ${error instanceof Error ? error.message : String(error)}`;
 
 /** "3 × Get Vehicle Detail at 1.2 yuan" */
 export function describeCalls(count: number, operation: OperationName): string {
