@@ -9,8 +9,9 @@ import { REDIS_URL_FIELD } from './settings';
  * Keys whose early loss costs a call, a count or a report's reference, never a message sent twice:
  * answers kept for reuse (lookups/reuse.ts), what Only New has seen (lookups/onlyNew.ts), the
  * telephone quota's counts (lookups/telephoneQuota.ts), delivery records (store/sendsByTask.ts).
- * Every other key (the SMS send records and per-number counts among them) is refused on a Redis
- * that may evict it: a key of a kind not listed here is kept only where it cannot vanish.
+ * Every other key (the SMS send records and per-number counts among them, and the money counted
+ * against the cap and budgets: `spend|`, money/ledger.ts) is refused on a Redis that may evict it:
+ * a key of a kind not listed here is kept only where it cannot vanish.
  */
 const MAY_VANISH = /^(?:lookup-answer|seen|seen-generation|telephone-calls)\||^delivery:/;
 
