@@ -103,8 +103,7 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
-			description:
-				"What this account may spend per China calendar day, over every execution, workflow and n8n process that shares the package's store; a paid call that could pass it is refused before it is sent",
+			description: 'Spend of this account per China day, over all executions, workflows and n8n processes; a paid call that could pass it is refused',
 			hint: '0 = no budget; resets at 00:00 China time',
 		},
 		{
@@ -113,8 +112,7 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
-			description:
-				"What this account may spend per China calendar month, over every execution, workflow and n8n process that shares the package's store; a paid call that could pass it is refused before it is sent",
+			description: 'Spend of this account per China month, over all executions, workflows and n8n processes; a paid call that could pass it is refused',
 			hint: '0 = no budget; resets on the 1st at 00:00 China time',
 		},
 		{
