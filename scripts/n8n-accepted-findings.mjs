@@ -48,4 +48,20 @@ export const ACCEPTED_FINDINGS = [
 		reason:
 			"node:worker_threads: one thread per SQLite store file copies its WAL into the file (a checkpoint waits for the disk, which on n8n's main thread held the event loop); where threads are not allowed, the main connection checkpoints as before",
 	},
+	{
+		rule: '@n8n/community-nodes/no-restricted-imports',
+		files: ['nodes/shared/store/nameSecret.ts'],
+		reason:
+			"node:fs and node:path: reads n8n's encryption key as n8n does (N8N_ENCRYPTION_KEY_FILE, `<user folder>/.n8n/config`) to key the store's names, so no phone number can be traced from them (issue 33)",
+	},
+	{
+		rule: '@n8n/community-nodes/no-restricted-globals',
+		files: ['nodes/shared/store/nameSecret.ts'],
+		reason: "reads DATA_GATEWAY_STORE_KEY(_FILE), else n8n's own settings N8N_ENCRYPTION_KEY(_FILE), N8N_USER_FOLDER and HOME, as n8n's config does, for the key the store's names are keyed with (issue 33)",
+	},
+	{
+		rule: '@n8n/community-nodes/no-restricted-imports',
+		files: ['nodes/shared/store/sqliteFiles.ts'],
+		reason: 'node:fs and node:path: the SQLite store file and its folder made owner-only (600/700), and earlier files narrowed to 600 (issue 33)',
+	},
 ];

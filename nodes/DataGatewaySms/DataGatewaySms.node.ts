@@ -3,6 +3,7 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
 import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
+import * as optOut from './actions/optOut';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
 import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
@@ -21,18 +22,19 @@ export class DataGatewaySms implements INodeType {
 		subtitle: OPERATION_SUBTITLE,
 		documentationUrl: readmeUrl('data-gateway-sms'),
 		description:
-			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, and manage signatures and templates',
+			'Send SMS text messages (短信) such as verification codes and notifications through approved signatures and templates, check delivery, manage signatures and templates, and keep an opt-out list of numbers never to text',
 		defaults: { name: 'Data Gateway SMS' },
 		usableAsTool: true,
 		credentials: [{ name: 'dataGatewayApi', required: true, testedBy: 'dataGatewayApiTest' }],
 		properties: [
 			resourceProperty([
 				{ name: 'Message', value: 'message' },
+				{ name: 'Opt-Out', value: 'optOut' },
 				{ name: 'Signature', value: 'signature' },
 				{ name: 'Template', value: 'template' },
 			]),
 			priceNotice(
-				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, signatures and templates: free`,
+				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, the opt-out list, signatures and templates: free`,
 				'data-gateway-sms',
 			),
 			{
@@ -43,6 +45,7 @@ export class DataGatewaySms implements INodeType {
 				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndCheck'] } },
 			},
 			...message.description,
+			...optOut.description,
 			...signature.description,
 			...template.description,
 		],

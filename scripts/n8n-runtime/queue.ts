@@ -76,26 +76,35 @@ function commandPath(name: string): string | undefined {
 	return found.status === 0 ? found.stdout.trim() : undefined;
 }
 
-/** Debian's redis-server, installed with apt when missing (needs root, as on CI). */
-export function ensureRedisServer(log: Log): string {
-	const existing = commandPath('redis-server');
+/** A command from Debian's package, installed with apt when missing (needs root, as on CI). */
+export function ensureDebianCommand(command: string, debianPackage: string, log: Log): string {
+	const existing = commandPath(command);
 	if (existing) return existing;
-	if (process.getuid?.() !== 0) throw new Error('redis-server is missing; install it (Debian: apt-get install redis-server) or run as root so the suite installs it');
-	log('installing redis-server with apt (once)');
-	for (const args of [['update', '-qq'], ['install', '-y', '-qq', 'redis-server']]) {
+	if (process.getuid?.() !== 0) throw new Error(`${command} is missing; install it (Debian: apt-get install ${debianPackage}) or run as root so the suite installs it`);
+	log(`installing ${debianPackage} with apt (once)`);
+	for (const args of [['update', '-qq'], ['install', '-y', '-qq', debianPackage]]) {
 		const result = spawnSync('apt-get', args, { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 		if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
 	}
-	const installed = commandPath('redis-server');
-	if (!installed) throw new Error('apt-get installed redis-server but it is not on PATH');
+	const installed = commandPath(command);
+	if (!installed) throw new Error(`apt-get installed ${debianPackage} but ${command} is not on PATH`);
 	return installed;
+}
+
+/** Debian's redis-server, installed with apt when missing (needs root, as on CI). */
+export function ensureRedisServer(log: Log): string {
+	return ensureDebianCommand('redis-server', 'redis-server', log);
 }
 
 export interface RunningRedis extends Service {
 	host: string;
 	port: number;
-	/** `redis://127.0.0.1:<port>`, the form the credential's Shared Redis URL for Limits and Send Records takes. */
+	/** `redis://127.0.0.1:<port>` (`rediss://` with TLS), the form the credential's Shared Redis URL for Limits and Send Records takes. */
 	url: string;
+	/** The password it requires, if any (not in `url`). */
+	password?: string;
+	/** With TLS: the certificate a client must trust (PEM file). */
+	caFile?: string;
 }
 
 /** A throwaway Redis on a free loopback port: no persistence, its folder removed on stop. */
@@ -123,6 +132,8 @@ export async function startRedis(
 		host: '127.0.0.1',
 		port,
 		url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
+		...(options.password ? { password: options.password } : {}),
+		...(options.tls ? { caFile: options.tls.certFile } : {}),
 		stop: async () => {
 			await service.stop();
 			rmSync(dir, { recursive: true, force: true });
@@ -217,12 +228,27 @@ export async function startPostgres(log: Log): Promise<RunningPostgres> {
 	};
 }
 
-/** What every process of one queue-mode n8n shares: database, queue and encryption key. */
-export function queueModeEnv(redis: RunningRedis, postgres: RunningPostgres, encryptionKey: string): NodeJS.ProcessEnv {
+/**
+ * What every process of one queue-mode n8n shares: database, queue and encryption key. A Redis
+ * with a password gets it from `passwordFile` (n8n reads QUEUE_BULL_REDIS_PASSWORD_FILE, as with a
+ * Docker secret); a Redis serving TLS gets QUEUE_BULL_REDIS_TLS, and its certificate in
+ * NODE_EXTRA_CA_CERTS (or `caBundle`, a file with it and more): n8n has no CA setting of its own
+ * and checks the certificate against the CAs Node trusts (QUEUE_BULL_REDIS_TLS_VALIDATE_CERTIFICATE
+ * stays at its default, true).
+ */
+export function queueModeEnv(
+	redis: RunningRedis,
+	postgres: RunningPostgres,
+	encryptionKey: string,
+	secrets: { passwordFile?: string; caBundle?: string } = {},
+): NodeJS.ProcessEnv {
+	if (redis.password && !secrets.passwordFile) throw new Error('queueModeEnv: this Redis requires a password; give the file that holds it');
 	return {
 		EXECUTIONS_MODE: 'queue',
 		QUEUE_BULL_REDIS_HOST: redis.host,
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
+		...(secrets.passwordFile ? { QUEUE_BULL_REDIS_PASSWORD_FILE: secrets.passwordFile } : {}),
+		...(redis.caFile ? { QUEUE_BULL_REDIS_TLS: 'true', NODE_EXTRA_CA_CERTS: secrets.caBundle ?? redis.caFile } : {}),
 		DB_TYPE: 'postgresdb',
 		DB_POSTGRESDB_HOST: postgres.host,
 		DB_POSTGRESDB_PORT: String(postgres.port),

@@ -7,9 +7,10 @@
  * 2. two 200-number batches at once, one per worker, share the gateway's 20 requests per second;
  * 3. one callback posted to the webhook process and then to main starts one workflow;
  * 4. 10 rounds of the same 5-message batch posted twice at once, one execution per worker: each
- *    number is texted once per round (the send records in Redis), and a different message to the
- *    same numbers right after is sent, not refused (the node allows 2 a minute per number, so a
- *    count left behind by the race would refuse it);
+ *    number is texted once per round, and a different message to the same numbers right after is
+ *    sent, not refused (the node allows 2 a minute per number, so a count left behind by the race
+ *    would refuse it); the SMS credential names no Redis, and the send records are found in n8n's
+ *    queue Redis (database 0), which the store reached through n8n's own settings;
  * 5. an execution that sent one SMS and failed on another, retried on the other worker, does
  *    not text the first number again (the SMS node's Repeat Window, in Redis);
  * 6. in regular mode (one process, SQLite) the same callback after a restart starts nothing, and
@@ -18,7 +19,13 @@
  * 7. a worker SIGKILLed mid-batch, the crashed execution retried: each number texted exactly once
  *    (test/e2e/queueWorkerKill.ts, its own cluster, with the records in n8n's queue Redis);
  * 8. a lookup workflow with Reuse Answers For run again on the other worker pays 0 calls
- *    (test/e2e/queueReuse.ts, its own cluster, with the answers in n8n's queue Redis).
+ *    (test/e2e/queueReuse.ts, its own cluster, with the answers in n8n's queue Redis);
+ * 9. (in the first cluster, before 5) a credential naming a Redis with maxmemory-policy
+ *    allkeys-lru: the SMS node refuses to send, naming the fix, and the gateway sees no send
+ *    (test/e2e/queueEviction.ts).
+ * Every cluster's queue Redis requires a password, which n8n and the store read from
+ * QUEUE_BULL_REDIS_PASSWORD_FILE, and serves TLS only, with a certificate made at the start that
+ * every process trusts through NODE_EXTRA_CA_CERTS (test/e2e/queueCluster.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +35,8 @@ import { join } from 'node:path';
 import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage, runN8nCommand, startN8n } from '../../scripts/n8n-runtime';
 
 import { startEmulator, type Emulator } from '../emulator/server';
-import { startQueueHarness, type QueueHarness } from './queueCluster';
+import { sendRecordsIn, startQueueHarness, type QueueHarness } from './queueCluster';
+import { evictingCredential, evictingSmsWorkflow, EVICTING_SMS, smsRefusedOnEvictingRedis, startEvictingRedis } from './queueEviction';
 import { reuseAcrossWorkers } from './queueReuse';
 import { workerKilledMidBatch } from './queueWorkerKill';
 import {
@@ -51,6 +59,10 @@ import {
 import { gatewayCredential, GATEWAY_CAP_PER_SECOND, lookupWorkflow, smsRoundsWorkflow, smsWorkflow, triggerPath, triggerWorkflow } from './queueWorkflows';
 
 const REGULAR_SMS = { id: 'dgwRegularSms', path: 'dgw-regular-sms' };
+/** The SMS workflows' credential: no Shared Redis URL, so in queue mode the send records go to n8n's queue Redis. */
+const SMS_CREDENTIAL_ID = 'dgwQueueSmsSender';
+/** Where the lookups' credential keeps its shared rate and store: another database of the same Redis, so database 0 holds only what came through n8n's settings. */
+const CREDENTIAL_DATABASE = 1;
 
 async function regularMode(emulator: Emulator) {
 	const runtime = await ensureRuntime('2', log);
@@ -108,8 +120,10 @@ async function main() {
 	const started = Date.now();
 	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
 	let harness: QueueHarness | undefined;
+	const evicting = await startEvictingRedis(log);
 	let passed = false;
 	try {
+		const signId = Number(emulator.demo.signatureId);
 		harness = await startQueueHarness(
 			{
 				credentials: (redis) => [
@@ -118,17 +132,20 @@ async function main() {
 						appCode: emulator.demo.memberAppCode,
 						maxPerSecond: GATEWAY_CAP_PER_SECOND,
 						// Per-process limits: each worker learns the cap from its own 429s (measured 23.5 and 31.9 s; QUEUE_PER_PROCESS_LIMITS=true to see).
-						sharedLimitRedisUrl: process.env.QUEUE_PER_PROCESS_LIMITS === 'true' ? undefined : redis.url,
+						sharedLimitRedisUrl: process.env.QUEUE_PER_PROCESS_LIMITS === 'true' ? undefined : `${redis.url}/${CREDENTIAL_DATABASE}`,
 					}),
+					gatewayCredential({ id: SMS_CREDENTIAL_ID, gatewayUrl: emulator.url, appCode: emulator.demo.memberAppCode, maxPerSecond: GATEWAY_CAP_PER_SECOND }),
+					evictingCredential(emulator, evicting),
 				],
 				workflows: [
 					lookupWorkflow(LOOKUPS_A.id, LOOKUPS_A.path),
 					lookupWorkflow(LOOKUPS_B.id, LOOKUPS_B.path),
 					triggerWorkflow(TRIGGER_ID),
-					smsWorkflow(SMS.id, SMS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateWithoutVariablesId)),
-					smsRoundsWorkflow(SMS_ROUNDS.id, SMS_ROUNDS.path, Number(emulator.demo.signatureId), Number(emulator.demo.templateId)),
+					smsWorkflow(SMS.id, SMS.path, signId, Number(emulator.demo.templateWithoutVariablesId), SMS_CREDENTIAL_ID),
+					smsRoundsWorkflow(SMS_ROUNDS.id, SMS_ROUNDS.path, signId, Number(emulator.demo.templateId), { credentialId: SMS_CREDENTIAL_ID }),
+					evictingSmsWorkflow(emulator),
 				],
-				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id, SMS_ROUNDS.id],
+				publish: [LOOKUPS_A.id, LOOKUPS_B.id, TRIGGER_ID, SMS.id, SMS_ROUNDS.id, EVICTING_SMS.id],
 			},
 			log,
 		);
@@ -137,11 +154,18 @@ async function main() {
 		await twoWorkersShareTheRate(harness, emulator);
 		await oneCallbackOneStart(harness);
 		await sameBatchOnBothWorkersSendsOnce(harness, emulator);
+		// The SMS credential names no Redis: its records can only have come through n8n's settings.
+		const texts = acceptedSends(emulator);
+		const recorded = sendRecordsIn(harness.redis);
+		assert.ok(recorded.sent >= texts && recorded.messages >= texts, `the ${texts} texts of scenario 4 are recorded in n8n's queue Redis: ${JSON.stringify(recorded)}`);
+		log(`4. in n8n's queue Redis (database 0, TLS, password from QUEUE_BULL_REDIS_PASSWORD_FILE): ${recorded.sent} sends and ${recorded.messages} messages recorded for ${texts} texts`);
+		await smsRefusedOnEvictingRedis(harness, emulator);
 		// Last: it stops a worker.
 		await retryOnTheOtherWorkerSendsOnce(harness, emulator);
 		passed = true;
 	} finally {
 		await harness?.stop({ keepLogs: !passed });
+		await evicting.stop();
 	}
 	try {
 		await regularMode(emulator);

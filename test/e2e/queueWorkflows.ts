@@ -126,8 +126,8 @@ export function distinctPhones(prefix: string, count: number): Array<{ phone: st
 	return Array.from({ length: count }, (_, index) => ({ phone: `${prefix}${String(index).padStart(8, '0')}` }));
 }
 
-/** POST {phones: [{phone}]} to `webhook/<path>`: this package's SMS node sends one text per number. */
-export function smsWorkflow(id: string, path: string, signId: number, templateId: number) {
+/** POST {phones: [{phone}]} to `webhook/<path>`: this package's SMS node sends one text per number (with the member credential unless `credentialId`). */
+export function smsWorkflow(id: string, path: string, signId: number, templateId: number, credentialId?: string) {
 	return {
 		id,
 		name: `Queue: SMS send (${path})`,
@@ -152,7 +152,7 @@ export function smsWorkflow(id: string, path: string, signId: number, templateId
 					variables: {},
 					sendOptions: { repeatWindowMinutes: 10 },
 				},
-				credentials: credentialsOf(),
+				credentials: credentialsOf(credentialId),
 			},
 		],
 		connections: {
@@ -167,8 +167,8 @@ export function smsWorkflow(id: string, path: string, signId: number, templateId
  * with its code (the answer is the node's output when `answerWhenDone`, else at once), at most 2 a minute per number, and skips a message another execution sent
  * within 10 minutes.
  */
-export function smsRoundsWorkflow(id: string, path: string, signId: number, templateId: number, { answerWhenDone = false } = {}) {
-	const workflow = smsWorkflow(id, path, signId, templateId);
+export function smsRoundsWorkflow(id: string, path: string, signId: number, templateId: number, { answerWhenDone = false, credentialId }: { answerWhenDone?: boolean; credentialId?: string } = {}) {
+	const workflow = smsWorkflow(id, path, signId, templateId, credentialId);
 	const [webhook, split, send] = workflow.nodes;
 	return {
 		...workflow,

@@ -16,6 +16,7 @@ import { startEmulator, type Emulator } from '../emulator/server';
 import { checkAcrossExecutions } from './acrossExecutions';
 import { checkErrorOutput } from './errorOutput';
 import { checkMoneySafety } from './moneySafety';
+import { checkOptOut } from './optOut';
 import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
 import { checkSharedBudget } from './sharedBudget';
@@ -76,12 +77,21 @@ async function checkLine(line: N8nLine, tarball: string) {
 		assert.match(companies.text, /pageCostYuan/, 'every copyright record says what its page cost');
 		log('company report ran');
 
+		// The opt-out example (its manual path): the sample number is added to the list, free, and confirmed.
+		emulator.resetLedger();
+		const optOut = await executeExample(runtime, examples['opt-out'].id, environment);
+		assert.match(optOut.text, /13912340000 will get no more messages from us/, 'opt-out example confirms the number');
+		assert.equal(emulator.ledger().calls.length, 0, 'opt-out example: no gateway call');
+		log('opt-out example: number added and confirmed, no gateway call');
+
 		// Loops, execution retries, restarts and the spending cap, judged by the ledger.
 		await checkMoneySafety({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Failed items of a lookup and of SMS Send leave on the Error branch, the others on Success.
 		await checkErrorOutput({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Reuse, only new and the telephone quota between executions, each its own n8n process.
 		await checkAcrossExecutions({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
+		// The opt-out list: added in one process, honoured by another workflow's Send in another.
+		await checkOptOut({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
 		await checkSameHostRace({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Two n8n processes at once on one credential with a daily budget: the bill stays within it.

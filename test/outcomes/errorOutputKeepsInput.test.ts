@@ -32,8 +32,8 @@ async function branches(type: INodeType, parameters: INodeParameters, items: IDa
 const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);
 
 describe('new versions: the Error branch carries the failed item\'s input beside the error', () => {
-	it('the newest versions are the ones that keep the input: SMS, Enterprise and Telephone 1.3, Vehicle 1.2', () => {
-		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.3, 1.3, 1.3, 1.2]);
+	it('the newest versions are the ones that keep the input: SMS 1.4, Enterprise and Telephone 1.3, Vehicle 1.2', () => {
+		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.4, 1.3, 1.3, 1.2]);
 	});
 
 	it('SMS Send 1.3: the refused phone 12345 reaches the Error branch with its phone and name, the error and the fix', async () => {

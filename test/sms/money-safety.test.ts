@@ -228,6 +228,45 @@ describe('across executions (the durable store)', () => {
 		expect(acceptedSends()).toBe(1);
 	});
 
+	it('two executions reserve the same message; the first to claim it sends it, though the other took it over and then stops and lets it go', async () => {
+		freezeClock();
+		// Code "bad" names a variable the template lacks: the gateway refuses that send, which stops execution B's batch.
+		const parameters = sendParameters({ variables: { variable: [{ name: '={{ $json.code === "bad" ? "other" : "code" }}', value: '={{ $json.code ?? "1234" }}' }] } });
+		const gate = () => {
+			let open = () => undefined as void;
+			const opened = new Promise<void>((resolve) => (open = resolve));
+			return { open, opened };
+		};
+		const aReserved = gate();
+		const bReserved = gate();
+		const aClaimed = gate();
+		const done = { A: 0, B: 0 };
+		const executionOf = (keys: readonly string[]) => (['A', 'B'] as const).find((name) => keys.some((key) => key.startsWith('sms-send|') && key.includes(`|execution ${name}|`)));
+		// A reserves; B reserves (taking A's reservation over, as if A had stopped); A claims; only then does B go on, fail and stop.
+		const results = await withStore(
+			(store) => async (keys, decide, guess) => {
+				const execution = executionOf(keys);
+				if (execution && done[execution] > 0) await (execution === 'A' ? bReserved : aClaimed).opened;
+				const result = await store.update(keys, decide, guess);
+				if (execution) done[execution]++;
+				if (execution === 'A') (done.A === 1 ? aReserved : aClaimed).open();
+				if (execution === 'B' && done.B === 1) bReserved.open();
+				return result;
+			},
+			async () => {
+				const options = { credential: { maxConcurrent: 1, maxRetries: 0 } };
+				const a = runSms(parameters, [{ phone: '13900009031' }], { ...options, executionId: 'execution A' });
+				await aReserved.opened;
+				const b = runSms(parameters, [{ phone: '13900009032', code: 'bad' }, { phone: '13900009031' }], { ...options, executionId: 'execution B' });
+				return await Promise.all([a, b]);
+			},
+		);
+		const [a, b] = results;
+		expect(b.error?.message).toMatch(/Item 1/);
+		expect(a.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.code === 0 && call.phone === '13900009031')).toHaveLength(1);
+	});
+
 	it('one store update reserves the batch, one starts the sends the batch starts at once (each still claimed before its paid call), one marks the batch sent', async () => {
 		freezeClock();
 		let updates = 0;

@@ -203,7 +203,7 @@ describe('signature and template lifecycle (docs/gateway-api.md#states)', () => 
 	}
 
 	it.each([
-		['signature', { name: '测试签名', remark: '测试用途' }, { name: '数据网关', remark: '验证码，网站 https://example.com' }],
+		['signature', { name: 'Contest签名', remark: '测试用途' }, { name: '数据网关', remark: '验证码，网站 https://example.com' }],
 		['template', { name: '推广', content: '低息贷款${amount}', remark: 'r' }, { name: '验证码', content: '您的验证码是${code}', remark: '登录' }],
 	])('%s: create -> rejected -> update -> approved -> update refused -> delete', async (resource, rejected, fixed) => {
 		const created = (await run({ resource, operation: 'create', ...rejected })).json()[0];

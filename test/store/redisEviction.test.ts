@@ -62,6 +62,35 @@ function sendTwo(credential: IDataObject) {
 
 const FIX = /Set maxmemory-policy to noeviction on that Redis, or give the package a Redis of its own in the credential's "Shared Redis URL for Limits and Send Records"/;
 
+describe('the opt-out list on Redis', () => {
+	const optOut = (operation: string, phone: string, credential: IDataObject) =>
+		runWorkflow({
+			steps: [{ name: 'SMS', type: sms, parameters: { resource: 'optOut', operation, phone } }],
+			items: [{}],
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, ...credential } },
+		});
+
+	it('a Redis that may evict refuses the list: a vanished entry would text a person who said no', async () => {
+		usePolicy('allkeys-lru');
+		const result = await optOut('add', '13900009991', { sharedLimitRedisUrl: redis.url });
+		expect(result.error?.message).toMatch(new RegExp(`^The opt-out list was not changed: the credential's Redis at 127\\.0\\.0\\.1:${redis.port} may evict keys \\(maxmemory-policy allkeys-lru\\)`));
+		expect(result.error?.message).toMatch(FIX);
+	});
+
+	it('noeviction: a number added there is refused by a Send on the same Redis', async () => {
+		const credential = { sharedLimitRedisUrl: redis.url };
+		expect((await optOut('add', '13900009992', credential)).json('SMS')).toEqual([{ phone: '13900009992', optedOut: true, alreadyListed: false }]);
+		const refused = await runWorkflow({
+			steps: [{ name: 'SMS', type: sms, parameters: sendParameters(emulator) }],
+			items: [{ phone: '13900009992' }],
+			credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, ...credential } },
+		});
+		expect(refused.error?.message).toMatch(/opt-out list: not sent/);
+		expect(sendCalls()).toBe(0);
+		await optOut('remove', '13900009992', credential);
+	});
+});
+
 describe('SMS send records on a Redis that may evict them', () => {
 	it.each(['allkeys-lru', 'volatile-lru'])('maxmemory-policy %s: refused before any paid call, naming the setting and the fix', async (policy) => {
 		usePolicy(policy);

@@ -218,6 +218,8 @@ describe('Redis durable store', () => {
 	describe('a server that answers what Redis would not', () => {
 		const TIME = '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n';
 		const ONE_NULL = '*1\r\n$-1\r\n';
+		// A key's name and its name of earlier versions (keyName.ts legacyKeyName), both absent, and no key check yet.
+		const KEY_ABSENT = '*3\r\n$-1\r\n$-1\r\n$-1\r\n';
 		const cases: Array<{ name: string; replies: Record<string, string>; call: (store: DurableStore) => Promise<unknown>; message: RegExp; maybeWritten?: boolean }> = [
 			{ name: 'TIME as a number', replies: { TIME: ':7\r\n' }, call: (store) => store.now(), message: /answered number 7 to TIME/ },
 			{ name: 'TIME with letters', replies: { TIME: '*2\r\n$3\r\nabc\r\n$1\r\n0\r\n' }, call: (store) => store.now(), message: /answered a list of 2 to TIME/ },
@@ -225,28 +227,28 @@ describe('Redis durable store', () => {
 			{ name: 'MGET as a status', replies: { MGET: '+OK\r\n' }, call: (store) => store.read(['a']), message: /answered string "OK" to MGET/ },
 			{
 				name: 'the script answering 2',
-				replies: { TIME, MGET: ONE_NULL, EVALSHA: ':2\r\n' },
+				replies: { TIME, MGET: KEY_ABSENT, EVALSHA: ':2\r\n' },
 				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
 				message: /answered number 2 to the compare-and-set script, which this store does not expect; its writes may or may not have been applied/,
 				maybeWritten: true,
 			},
 			{
 				name: 'the script answering a list',
-				replies: { TIME, MGET: ONE_NULL, EVALSHA: '*1\r\n:1\r\n' },
+				replies: { TIME, MGET: KEY_ABSENT, EVALSHA: '*1\r\n:1\r\n' },
 				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
 				message: /answered a list of 1 to the compare-and-set script/,
 				maybeWritten: true,
 			},
 			{
 				name: 'no answer to the script',
-				replies: { TIME, MGET: ONE_NULL, EVALSHA: '' },
+				replies: { TIME, MGET: KEY_ABSENT, EVALSHA: '' },
 				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
 				message: /could not be used for the compare-and-set script: no answer from Redis at 127\.0\.0\.1:\d+ within 0\.3 s \(fix it here\)$/,
 				maybeWritten: true,
 			},
 			{
 				name: 'the script refused',
-				replies: { TIME, MGET: ONE_NULL, EVALSHA: "-BUSY Redis is busy running a script\r\n" },
+				replies: { TIME, MGET: KEY_ABSENT, EVALSHA: "-BUSY Redis is busy running a script\r\n" },
 				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
 				message: /could not be used for the compare-and-set script: Redis at 127\.0\.0\.1:\d+ refused the command \(BUSY Redis is busy running a script\)/,
 			},
@@ -263,7 +265,7 @@ describe('Redis durable store', () => {
 	});
 
 	describe('a Redis that will not say whether it evicts keys (CONFIG refused, no maxmemory_policy in INFO)', () => {
-		const replies = { TIME: '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n', MGET: '*1\r\n$-1\r\n', EVALSHA: ':1\r\n' };
+		const replies = { TIME: '*2\r\n$10\r\n1800000000\r\n$6\r\n123456\r\n', MGET: '*3\r\n$-1\r\n$-1\r\n$-1\r\n', EVALSHA: ':1\r\n' };
 		const silentStore = async () => {
 			const url = await fakeRedis(replies, 'redis_version:7.0.0\r\nloading:0');
 			return storeOn(redisFor({ url }, `silent:${url}`), 'the silent Redis');

@@ -34,7 +34,8 @@ function textsPerNumber(): Map<string, string[]> {
 }
 
 it('two processes sending the same 5 messages at one instant text each number once per round', async () => {
-	const env = { ...process.env, DATA_GATEWAY_STORE_FILE: join(folder, 'store.sqlite'), EXECUTIONS_MODE: 'regular' };
+	// Two processes of one n8n: one user folder, so one key for the store's names (nameSecret.ts).
+	const env = { ...process.env, DATA_GATEWAY_STORE_FILE: join(folder, 'store.sqlite'), EXECUTIONS_MODE: 'regular', N8N_USER_FOLDER: folder };
 	const outcomes: unknown[] = [];
 	for (let round = 1; round <= 3; round++) {
 		const args = [emulator.url, emulator.demo.appCode, emulator.demo.signatureId, emulator.demo.templateId, `55${round}0`, PHONES.join(',')];

@@ -4,14 +4,15 @@
  * bounded sweep of expired rows, keys kept as hashes, and a locked, damaged or unwritable file
  * a StoreUnavailable that names the file and the fix.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { nodeSqlite, type SqliteModule } from '../../nodes/shared/store/hostEnvironment';
-import { groupedKey, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
+import { groupedKey, KEY_CHECK_NAME, legacyKeyName, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
 import { checkpointThreadTimes } from '../../nodes/shared/store/sqliteCheckpoints';
 import { SqliteDurableStore, sqliteTimeouts } from '../../nodes/shared/store/sqliteStore';
+import { sweepTimes } from '../../nodes/shared/store/sqliteSweep';
 import { freshKey, increment, storeContract, unavailable } from './contract';
 import { raceTwoProcesses, startRacer } from './processes';
 
@@ -57,7 +58,8 @@ async function waitFor(done: () => boolean, what: string) {
 function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
 	const database = new sqlite.DatabaseSync(file);
 	try {
-		return (database.prepare('SELECT key, value, expires_at FROM store_entries ORDER BY id') as unknown as { all: () => unknown[] }).all() as Array<{ key: string; value: string; expires_at: number | null }>;
+		// Without the key check every file holds (keyName.ts KEY_CHECK_NAME).
+		return (database.prepare(`SELECT key, value, expires_at FROM store_entries WHERE key != '${KEY_CHECK_NAME}' ORDER BY id`) as unknown as { all: () => unknown[] }).all() as Array<{ key: string; value: string; expires_at: number | null }>;
 	} finally {
 		database.close();
 	}
@@ -223,28 +225,68 @@ describe('SQLite durable store', () => {
 		});
 	});
 
-	it('sweeps expired rows in bounded chunks (64 rows looked at per update, in the order they were made), pass after pass, until none is left', async () => {
-		const file = join(folder, 'sweep.sqlite');
-		let now = 1_800_000_000_000;
-		const store = storeAt(file, () => now);
-		const keys = Array.from({ length: 150 }, (_, index) => `old ${index}`);
-		await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x', ttlMs: 1_000 })), result: undefined }));
-		await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
-		expect(rows(file)).toHaveLength(151);
-		now += 60_000;
-		const remaining: number[] = [rows(file).length];
-		for (let update = 0; update < 12 && remaining.at(-1) !== 1; update++) {
-			await store.update(['touch'], () => ({ writes: [], result: undefined }));
-			remaining.push(rows(file).length);
-			// Past the pause between passes, so that every update sweeps.
-			now += 30_001;
-		}
-		const removed = remaining.slice(1).map((count, index) => remaining[index] - count);
-		expect(Math.max(...removed)).toBeLessThanOrEqual(64);
-		expect(remaining.at(-1)).toBe(1);
-		expect(remaining.length).toBeLessThanOrEqual(7);
-		expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+	describe('the sweep', () => {
+		const sweepDefaults = { ...sweepTimes };
+		afterEach(() => Object.assign(sweepTimes, sweepDefaults));
 
+		it('removes expired rows in bounded steps (rowsPerStep rows looked at, each step its own transaction), in the order they were made', async () => {
+			sweepTimes.rowsPerStep = 64;
+			const file = join(folder, 'sweep.sqlite');
+			let now = 1_800_000_000_000;
+			const store = storeAt(file, () => now);
+			const keys = Array.from({ length: 150 }, (_, index) => `old ${index}`);
+			await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x', ttlMs: 1_000 })), result: undefined }));
+			await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
+			expect(rows(file)).toHaveLength(151);
+			// The pass the file's opening started, done before the rows expire.
+			expect((await store.sweepNow()).removed).toBe(0);
+			now += 60_000;
+			const pass = await store.sweepNow();
+			// 150 expired rows, the kept one and the file's key check.
+			expect(pass.steps.map((step) => step.looked)).toEqual([64, 64, 24]);
+			expect(pass.steps.map((step) => step.removed)).toEqual([63, 64, 23]);
+			expect(rows(file).map((row) => row.value)).toEqual(['k']);
+			expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
+		});
+
+		it('gives the pages of removed rows back to the disk: a new file shrinks to what is live, and holds no removed text', async () => {
+			const file = join(folder, 'shrink.sqlite');
+			let now = 1_800_000_000_000;
+			const store = storeAt(file, () => now);
+			const keys = Array.from({ length: 2_000 }, (_, index) => `answer ${index}`);
+			await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: `kept answer ${key} ${'x'.repeat(500)}`, ttlMs: 1_000 })), result: undefined }));
+			await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
+			await store.sweepNow();
+			const full = statSync(file).size;
+			now += 60_000;
+			await store.sweepNow();
+			expect(statSync(file).size).toBeLessThan(full / 4);
+			const bytes = Buffer.concat([file, `${file}-wal`].map((path) => readFileSync(path)));
+			expect(bytes.includes(Buffer.from('kept answer'))).toBe(false);
+			expect(await store.read(['kept'])).toEqual(['k']);
+		});
+
+		it('runs on a timer while the file is open, with no write coming', async () => {
+			sweepTimes.everyMs = 50;
+			const file = join(folder, 'sweep-timer.sqlite');
+			let now = 1_800_000_000_000;
+			const store = storeAt(file, () => now);
+			await store.update(['old'], () => ({ writes: [{ key: 'old', value: 'x', ttlMs: 1_000 }], result: undefined }));
+			now += 2_000;
+			await waitFor(() => rows(file).length === 0, 'the timed sweep to remove the expired row');
+		});
+	});
+
+	it('makes its folder 700 and its file 600, and narrows a file of an earlier version (644) and its WAL to 600 when it opens them', async () => {
+		const made = join(folder, 'private', 'made.sqlite');
+		await storeAt(made).update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: undefined }));
+		expect([statSync(join(folder, 'private')).mode & 0o777, statSync(made).mode & 0o777, statSync(`${made}-wal`).mode & 0o777]).toEqual([0o700, 0o600, 0o600]);
+		const earlier = join(folder, 'earlier-modes.sqlite');
+		for (const path of [earlier, `${earlier}-wal`]) writeFileSync(path, '', { mode: 0o644 });
+		chmodSync(earlier, 0o644);
+		chmodSync(`${earlier}-wal`, 0o644);
+		expect(await storeAt(earlier).read(['a'])).toEqual([undefined]);
+		expect([statSync(earlier).mode & 0o777, statSync(`${earlier}-wal`).mode & 0o777]).toEqual([0o600, 0o600]);
 	});
 
 	it('moves the rows of a file made by earlier versions (a table ordered by key, an index on the expiry) into its table once, and reads them', async () => {
@@ -254,9 +296,10 @@ describe('SQLite durable store', () => {
 		earlier.exec(`CREATE TABLE entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER) WITHOUT ROWID;
 CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL;`);
 		const insert = earlier.prepare('INSERT INTO entries (key, value, expires_at) VALUES (?, ?, ?)') as unknown as { run: (...values: unknown[]) => void };
-		insert.run(storedKeyName('kept'), 'a send record', now + 60_000);
-		insert.run(storedKeyName('forever'), 'a count', null);
-		insert.run(storedKeyName('gone'), 'expired', now - 1);
+		// Named as those versions named keys (a plain hash): still read after the upgrade.
+		insert.run(legacyKeyName('kept'), 'a send record', now + 60_000);
+		insert.run(legacyKeyName('forever'), 'a count', null);
+		insert.run(legacyKeyName('gone'), 'expired', now - 1);
 		earlier.close();
 
 		const [first, second] = [storeAt(file, () => now), storeAt(file, () => now)];
@@ -267,8 +310,12 @@ CREATE INDEX entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL
 		const tables = (check.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'entries%'") as unknown as { all: () => unknown[] }).all();
 		check.close();
 		expect(tables).toEqual([]);
-		// The expired row went with the update's sweep.
-		expect(rows(file).map((row) => row.value)).toEqual(['a count', 'a send record, claimed']);
+		// The expired row goes with the sweep; the written key moved to its keyed name, the other stays where it was.
+		await first.sweepNow();
+		expect(rows(file)).toEqual([
+			{ key: legacyKeyName('forever'), value: 'a count', expires_at: null },
+			{ key: storedKeyName('kept'), value: 'a send record, claimed', expires_at: now + 60_000 },
+		]);
 	});
 
 	it('fails with a StoreUnavailable naming the file when the file is not a database', async () => {

@@ -293,8 +293,8 @@ describe('the SMS node with a shared limit that fails, then fixed', () => {
 
 	it('says "not sent" with the field to fix, and sends the same message once the URL is fixed', async () => {
 		const failed = await run(`redis://127.0.0.1:${await freePort()}`);
-		// The send records are in the credential's Redis: the store's error names it and the field to fix.
-		expect(failed.error?.message).toMatch(/^SMS not sent: the credential's Redis at 127\.0\.0\.1:\d+ could not be used for TIME: nothing answers at .*"Shared Redis URL for Limits and Send Records"/);
+		// The opt-out list and the send records are in the credential's Redis; the list is read first: the store's error names it and the field to fix.
+		expect(failed.error?.message).toMatch(/^SMS not sent: the opt-out list could not be read: the credential's Redis at 127\.0\.0\.1:\d+ could not be used for the eviction check: nothing answers at .*"Shared Redis URL for Limits and Send Records"/);
 		expect(failed.error?.message).not.toMatch(/may have been sent/);
 		expect(sendCalls()).toBe(0);
 

@@ -86,4 +86,20 @@ describe('answers kept for reuse', () => {
 		now = 25 * 3_600_000;
 		expect((await readKeptAnswers(store, new Map([['q', reuseWindowMs(48)]]))).size).toBe(0);
 	});
+
+	it('a shorter window does not cut a longer one: an answer kept again for 1 h still serves a 24 h reader at 3.5 h', async () => {
+		let now = 0;
+		const store = new MemoryStore(() => now);
+		await keepAnswer(store, 'q', { value: 1 }, reuseWindowMs(24));
+		now = 2 * 3_600_000;
+		// The 1-hour node finds the answer too old, pays again and keeps the new one.
+		expect((await readKeptAnswers(store, new Map([['q', reuseWindowMs(1)]]))).size).toBe(0);
+		await keepAnswer(store, 'q', { value: 2 }, reuseWindowMs(1));
+		now = 3.5 * 3_600_000;
+		expect((await readKeptAnswers(store, new Map([['q', reuseWindowMs(24)]]))).get('q')).toEqual({ data: { value: 2 }, answeredAt: 2 * 3_600_000 });
+		expect((await readKeptAnswers(store, new Map([['q', reuseWindowMs(1)]]))).size).toBe(0);
+		// Kept until the longest window asked for ends (24 h from the first answer), not longer.
+		now = 24 * 3_600_000 + 1;
+		expect((await readKeptAnswers(store, new Map([['q', reuseWindowMs(48)]]))).size).toBe(0);
+	});
 });

@@ -41,7 +41,7 @@ describe('the node creator: the SMS entry is about sending', () => {
 		// Each entry is the operation file's own, so its name and action are written once.
 		expect(messageOperations()).toEqual([send.option, sendAndCheck.option, preview.option, getStatus.option, checkPendingDeliveries.option]);
 		const resources = sms.description.properties.find((property) => property.name === 'resource')?.options as INodePropertyOptions[];
-		expect(resources.map((option) => option.value)).toEqual(['message', 'signature', 'template']);
+		expect(resources.map((option) => option.value)).toEqual(['message', 'optOut', 'signature', 'template']);
 	});
 
 	it.each(['sms', 'text message', '短信', 'phone', 'verification code'])('the codex alias "%s" finds the SMS node', (word) => {
@@ -64,7 +64,7 @@ describe('the SMS form', () => {
 		const notice = byName('priceNotice')[0];
 		expect(notice.type).toBe('notice');
 		expect(notice.displayName).toContain(`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment`);
-		expect(notice.displayName).toMatch(/Preview, Get Status, signatures and templates: free/);
+		expect(notice.displayName).toMatch(/Preview, Get Status, the opt-out list, signatures and templates: free/);
 	});
 
 	it('from version 1.2 Template Variables opens on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {

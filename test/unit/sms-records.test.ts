@@ -5,7 +5,9 @@
  */
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
-import { messageKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
+import { valueTag } from '../../nodes/shared/store/keyName';
+import { countKeyOf, messageKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
+import { countWindows } from '../../nodes/shared/store/sendRecords/rules';
 import { SendRecords, type RecordRules } from '../../nodes/shared/store/sendRecords/sendRecords';
 
 const LIMITS = { perMinute: 100, perHour: 100, perDay: 100 };
@@ -99,6 +101,49 @@ describe('per-number limits (fixed calendar windows, at the store\'s time)', () 
 		await nodeRun.release([0]);
 		await nodeRun.release([0]); // twice is once
 		expect(kinds(await records(store, 'execution 2', { limits }).reserve([send]))).toEqual(['send']);
+	});
+
+	describe('the counts a send took are listed by tag, never by their key (which holds the number)', () => {
+		const limits = { perMinute: 1, perHour: 5, perDay: 10 };
+		const node = 'workflow|node';
+		const countKeys = () => countWindows(limits, send.phone, T0).map((window) => countKeyOf(node, send.phone, window));
+		const recordKeys = [sendKeyOf(node, 'execution 1', 0, 0), messageKeyOf(node, send.phone, send.message)];
+
+		it('in the send record and the message record', async () => {
+			const { store } = clockedStore();
+			await records(store, 'execution 1', { limits }).reserve([send]);
+			const [sendRecord, message] = await store.read(recordKeys);
+			for (const value of [sendRecord, message]) expect(value).not.toContain(send.phone);
+			expect(JSON.parse(sendRecord as string)).toMatchObject({ counted: countKeys().map(valueTag) });
+		});
+
+		/** Puts the count keys themselves in the lists, as versions before tags wrote them. */
+		async function asWrittenBefore(store: DurableStore) {
+			const plain = (value: string | undefined) => value?.replace(/"counted":\[[^\]]*\]/g, `"counted":${JSON.stringify(countKeys())}`);
+			await store.update(recordKeys, (values) => ({ writes: recordKeys.map((key, index) => ({ key, value: plain(values[index]) as string })), result: undefined }));
+			expect((await store.read(recordKeys)).every((value) => value?.includes(countKeys()[0]))).toBe(true);
+		}
+
+		it('a record written before, listing the keys, still gives its counts back on release', async () => {
+			const { store } = clockedStore();
+			const nodeRun = records(store, 'execution 1', { limits });
+			await nodeRun.reserve([send]);
+			await asWrittenBefore(store);
+			await nodeRun.release([0]);
+			expect(kinds(await records(store, 'execution 2', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['send']);
+		});
+
+		it('a reservation written before, listing the keys, gives its counts back when another execution takes it over', async () => {
+			const { store } = clockedStore();
+			await records(store, 'execution 1', { limits }).reserve([send]);
+			await asWrittenBefore(store);
+			const next = records(store, 'execution 2', { limits });
+			expect(kinds(await next.reserve([send]))).toEqual(['send']);
+			// The taker counted the message once: the minute's one message is its own.
+			expect(kinds(await records(store, 'execution 3', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['limit']);
+			await next.release([0]);
+			expect(kinds(await records(store, 'execution 4', { limits }).reserve([{ ...send, message: 'other' }]))).toEqual(['send']);
+		});
 	});
 });
 

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { z } from 'zod/v4';
 
 import { runForEachItem } from '../../shared/n8n/batch';
-import { checkGatewayId, checkTemplateContent, type Problem } from '../../shared/checks/sms';
+import { findingTexts, reviewSignatureName, reviewTemplateContent, type ContentReview } from '../../shared/checks/content';
+import { checkGatewayId, type Problem } from '../../shared/checks/sms';
 import { callOptions, gatewayClient } from '../../shared/transport/clientForNode';
 import { asNodeError, GatewayFailure, inputError, MisshapenAnswer } from '../../shared/errors/failures';
 import { noDataSchema, type signatureSchema, type templateSchema } from '../../shared/gateway/schemas/sms';
@@ -13,6 +14,7 @@ import { CHANGE_REPEAT_WINDOW_MINUTES, changeFingerprint, type SendDecision } fr
 import { RecordsFailure, type SendRecords } from '../../shared/store/sendRecords/sendRecords';
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey, type ExecutionMemory } from '../../shared/state/executionMemory';
 import type { GatewayClient } from '../../shared/transport/gatewayClient';
+import { addContentHint } from './contentHint';
 import { keptRecordsText, recordsUnavailable, withKeptRecords } from './sendErrors';
 
 /** What sets a signature's operations apart from a template's (signaturesAndTemplates.ts gives the two). */
@@ -68,20 +70,38 @@ const SKIPPED_AS_REPEAT = Symbol('skipped as repeat');
 export async function runChanges(ctx: IExecuteFunctions, kind: ReviewedKind, operation: ReviewedOperation): Promise<INodeExecutionData[]> {
 	const run = new ChangeRun(ctx, kind, operation, await gatewayClient(ctx));
 	await run.openRecords();
+	// The content checks' warnings by item: they do not stop the item, they come out on it.
+	const warnings = new Map<number, string[]>();
 	const batch = runForEachItem<Params, unknown>(ctx, {
 		beforeCalls: run.records ? async (plans) => await run.reserve(plans) : undefined,
 		concurrency: run.client.settings.limiter.maxConcurrent,
-		plan: (itemIndex) => readChange(ctx, kind, operation, itemIndex),
+		plan: (itemIndex) => readChange(ctx, kind, operation, itemIndex, warnings),
 		execute: async (params, itemIndex) => await run.changeOnce(itemIndex, params),
-		output: (data, params) => presentChange(operation, data, params),
+		output: (data, params, itemIndex) => withWarnings(presentChange(operation, data, params), warnings.get(itemIndex)),
 	});
-	return await run.finish(batch);
+	const items = await run.finish(batch);
+	const count = [...warnings.values()].reduce((sum, lines) => sum + lines.length, 0);
+	if (count > 0) addContentHint(ctx, count);
+	return items;
+}
+
+const withWarnings = (json: IDataObject, warnings: string[] | undefined): IDataObject => (warnings?.length ? { ...json, contentWarnings: warnings } : json);
+
+/**
+ * The content checks of a field (checks/content.ts): a refusal stops the item before the call,
+ * naming the field; warnings are kept for the item's output.
+ */
+function reviewField(fail: (field: string, problem: string, fix: string) => Error, field: string, review: ContentReview, warnings: string[]): void {
+	const [refusal] = review.refusals;
+	if (refusal) throw fail(field, review.refusals.map((finding) => finding.problem).join('; '), [...new Set(review.refusals.map((finding) => finding.fix))].join(' '));
+	warnings.push(...findingTexts(field, review.warnings));
 }
 
 /** The item's change, read and checked: the ID, the name, the content and the description as the operation needs them. */
-function readChange(ctx: IExecuteFunctions, kind: ReviewedKind, operation: ReviewedOperation, itemIndex: number): Params {
+function readChange(ctx: IExecuteFunctions, kind: ReviewedKind, operation: ReviewedOperation, itemIndex: number, warnings: Map<number, string[]>): Params {
 	const fail = (field: string, problem: string, fix: string) => inputError(ctx.getNode(), itemIndex, field, problem, fix);
 	const params: Params = {};
+	const found: string[] = [];
 	if (operation !== 'create') {
 		const checked = checkGatewayId(ctx.getNodeParameter('id', itemIndex, ''));
 		if (checked.problem !== undefined) throw fail(`${kind.label} ID`, checked.problem, `Use the ID that Create returned.`);
@@ -91,12 +111,12 @@ function readChange(ctx: IExecuteFunctions, kind: ReviewedKind, operation: Revie
 		const name = String(ctx.getNodeParameter('name', itemIndex, '')).trim();
 		const nameProblem = kind.checkName(name);
 		if (nameProblem) throw fail(kind.resource === 'signature' ? 'Signature Text' : 'Name', nameProblem, kind.nameHint);
+		if (kind.resource === 'signature') reviewField(fail, 'Signature Text', reviewSignatureName(name), found);
 		params.name = name;
 		if (kind.hasContent) {
 			const content = String(ctx.getNodeParameter('content', itemIndex, ''));
 			if (operation === 'create' || content.trim() !== '') {
-				const contentProblem = checkTemplateContent(content);
-				if (contentProblem) throw fail('Content', contentProblem, 'Write variables as ${name} with letters and underscore, and leave out 【】 and [].');
+				reviewField(fail, 'Content', reviewTemplateContent(content), found);
 				params.content = content;
 			}
 		}
@@ -104,6 +124,7 @@ function readChange(ctx: IExecuteFunctions, kind: ReviewedKind, operation: Revie
 		if (!remark) throw fail('Description', 'is empty', 'Describe the usage scenario (and your website) for the reviewers.');
 		params.remark = remark;
 	}
+	if (found.length > 0) warnings.set(itemIndex, found);
 	return params;
 }
 

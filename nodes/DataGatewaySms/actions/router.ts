@@ -6,6 +6,7 @@ import * as getStatus from './message/getStatus.operation';
 import * as preview from './message/preview.operation';
 import * as send from './message/send.operation';
 import * as sendAndCheck from './message/sendAndCheck.operation';
+import * as optOut from './optOut';
 import * as createSignature from './signature/create.operation';
 import * as deleteSignature from './signature/delete.operation';
 import * as getSignature from './signature/get.operation';
@@ -18,6 +19,7 @@ import * as updateTemplate from './template/update.operation';
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
 		message: { send, sendAndCheck, getStatus, checkPendingDeliveries, preview },
+		optOut: { add: optOut.add, check: optOut.check, remove: optOut.remove },
 		signature: { create: createSignature, get: getSignature, update: updateSignature, delete: deleteSignature },
 		template: { create: createTemplate, get: getTemplate, update: updateTemplate, delete: deleteTemplate },
 	});

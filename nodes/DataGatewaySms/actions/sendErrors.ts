@@ -81,14 +81,6 @@ export function unknownOutcomeError(node: INode, itemIndex: number, message: str
 	return asNodeError(node, new GatewayFailure({ kind: 'outcome-unknown', operation: 'smsSend', message, httpStatus: cause?.httpStatus, hint: UNKNOWN_OUTCOME_HINT }), itemIndex);
 }
 
-/** The refusal of the whole node (spending cap, send records) as one item's own error, naming that item. */
-export function wholeNodeRefusal(node: INode, error: unknown, itemIndex: number): NodeOperationError {
-	const description = (error as { description?: unknown }).description;
-	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
-		description: typeof description === 'string' ? description : undefined,
-		itemIndex,
-	});
-}
 
 const byItem = <T>(entries: Map<number, T>) => [...entries].sort(([a], [b]) => a - b);
 

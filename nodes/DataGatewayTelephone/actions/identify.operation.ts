@@ -41,6 +41,7 @@ export const { description, execute, bill } = lookupOperation({
 		},
 	],
 	request: identifyRequest,
+	phoneOf: (params) => params.tel,
 	schema: telephoneIdentitySchema,
 	simplified: { v1: simplifyIdentity, friendly: friendlyTelephone },
 	// Joins by value need the number as the user wrote it (021-12345678), not only the normalised 02112345678.

@@ -73,13 +73,14 @@ interface SeenState {
  * new to this node (empty: nothing new). One atomic update for the whole run. `retry` (n8n's
  * "Retry execution" of a failed one): what the node's last run output for a question counts as new
  * again, so that a retried execution reports what the failed one took (if no run came between).
+ * `phones`: the number a question asks about (Telephone), written with its state so that erasing it finds it.
  */
 export async function takeNews(
 	store: DurableStore,
 	scope: string,
 	kind: NewsRule<unknown>['kind'],
 	answers: Map<string, string[]>,
-	{ startOver = false, retry = false }: { startOver?: boolean; retry?: boolean } = {},
+	{ startOver = false, retry = false, phones }: { startOver?: boolean; retry?: boolean; phones?: ReadonlyMap<string, string> } = {},
 ): Promise<Map<string, string[]>> {
 	const generationKey = `seen-generation|${scope}`;
 	// The generation has no expiry: it is one small value per node, and losing it would make everything new again.
@@ -103,7 +104,8 @@ export async function takeNews(
 						: [];
 			news.set(question, fresh);
 			const next: SeenState = { seen: kind === 'records' ? [...seen, ...fresh.filter((print) => !seen.has(print))] : now, last: fresh };
-			return { key: keys[index], value: JSON.stringify(next), ttlMs: SEEN_TTL_MS };
+			const phone = phones?.get(question);
+			return { key: keys[index], value: JSON.stringify(next), ttlMs: SEEN_TTL_MS, ...(phone === undefined ? {} : { phone }) };
 		});
 		return { writes, result: news };
 	});
@@ -124,6 +126,8 @@ export interface NewsQuestion {
 	question: string;
 	prints: string[];
 	startOver: boolean;
+	/** The number the question asks about (Telephone): what erasing that number finds. */
+	phone?: string;
 }
 
 /**
@@ -134,6 +138,7 @@ export interface NewsQuestion {
  */
 export async function takeWhatIsNew(ctx: IExecuteFunctions, hints: StoreHints, rule: Pick<NewsRule<unknown>, 'kind' | 'option' | 'bill'>, items: NewsQuestion[]): Promise<Map<string, Set<string>>> {
 	const answers = new Map<string, string[]>();
+	const phones = new Map(items.flatMap(({ question, phone }) => (phone === undefined ? [] : [[question, phone] as const])));
 	for (const { question, prints } of items) {
 		const known = answers.get(question);
 		answers.set(question, known ? [...new Set([...known, ...prints])] : prints);
@@ -144,7 +149,7 @@ export async function takeWhatIsNew(ctx: IExecuteFunctions, hints: StoreHints, r
 		.open()
 		.then(async (store) => {
 			where = store.label;
-			return await takeNews(store, nodeScope(ctx), rule.kind, answers, { startOver, retry: ctx.getMode() === 'retry' });
+			return await takeNews(store, nodeScope(ctx), rule.kind, answers, { startOver, retry: ctx.getMode() === 'retry', phones });
 		})
 		.catch((error: unknown) => {
 			throw new NodeOperationError(ctx.getNode(), `${rule.option.displayName} could not read what this node output before, in ${where}: ${error instanceof Error ? error.message : String(error)}`, {

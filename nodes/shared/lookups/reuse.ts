@@ -8,7 +8,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import type { z } from 'zod/v4';
 
 import { parseAnswer } from '../gateway/schemas/fastParse';
-import type { DurableStore } from '../store/durableStore';
+import type { DurableStore, StoreWrite } from '../store/durableStore';
 import { chinaIso } from './chinaTime';
 import type { StoreHints } from './storeHints';
 
@@ -58,10 +58,30 @@ export async function readKeptAnswers(store: DurableStore, windows: Map<string, 
 	return kept;
 }
 
-/** Keeps a billed answer for `windowMs`; returns when it was answered by the store's clock. */
-export async function keepAnswer(store: DurableStore, questionKey: string, data: unknown, windowMs: number): Promise<number> {
+/** Until when the answer kept before was to be kept; 0 when there is none (or an older version wrote it, without `keepUntil`). */
+function keptUntil(value: string | undefined): number {
+	if (value === undefined) return 0;
+	try {
+		const parsed = JSON.parse(value) as { keepUntil?: unknown };
+		return typeof parsed.keepUntil === 'number' ? parsed.keepUntil : 0;
+	} catch {
+		return 0;
+	}
+}
+
+/**
+ * Keeps a billed answer for `windowMs`, or as long as the answer it replaces was to be kept if that
+ * is longer: a node with a short window must not cut what a node with a long one relies on.
+ * `phone`: the number the question is about (Telephone), so that erasing it finds the answer.
+ * Returns when it was answered by the store's clock.
+ */
+export async function keepAnswer(store: DurableStore, questionKey: string, data: unknown, windowMs: number, phone?: string): Promise<number> {
 	const key = answerKey(questionKey);
-	return await store.update([key], (_values, now) => ({ writes: [{ key, value: JSON.stringify({ answeredAt: now, data }), ttlMs: windowMs }], result: now }));
+	return await store.update([key], ([old], now) => {
+		const keepUntil = Math.max(now + windowMs, keptUntil(old));
+		const write: StoreWrite = { key, value: JSON.stringify({ answeredAt: now, keepUntil, data }), ttlMs: keepUntil - now };
+		return { writes: [phone === undefined ? write : { ...write, phone }], result: now };
+	});
 }
 
 /**
@@ -81,8 +101,8 @@ export async function takeKeptAnswers<Answer>(hints: StoreHints, schema: z.ZodTy
 }
 
 /** Keep an answer for later executions; when it was answered, or undefined when the store failed (the hint says so). */
-export async function keepForLater(hints: StoreHints, key: string, data: unknown, windowMs: number, what: string): Promise<number | undefined> {
-	return await hints.attempt('Reuse Answers For', `${what} was not kept for later runs`, async (store) => await keepAnswer(store, key, data, windowMs));
+export async function keepForLater(hints: StoreHints, key: string, data: unknown, windowMs: number, what: string, phone?: string): Promise<number | undefined> {
+	return await hints.attempt('Reuse Answers For', `${what} was not kept for later runs`, async (store) => await keepAnswer(store, key, data, windowMs, phone));
 }
 
 /** The fields an item gets with Reuse Answers For: whether its answer came from an earlier execution, and when the gateway gave it. */

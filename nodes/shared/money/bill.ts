@@ -193,8 +193,8 @@ export function repeatWarning(items: INodeExecutionData[]): string | undefined {
 	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
 }
 
-/** Which bill an operation gets: a paid or free lookup, an SMS send or preview, or a free query. */
-export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free';
+/** Which bill an operation gets: a paid or free lookup, an SMS send or preview, a free query, or none (no gateway call: the opt-out list). */
+export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free' | 'none';
 
 /** The bill kind of a node's resource and operation. */
 
@@ -210,6 +210,7 @@ function billWithoutBudget(ctx: IExecuteFunctions, kind: BillKind, items: INodeE
 	if (kind === 'smsPreview') return smsPreviewBill(items);
 	const counted = countItems(items);
 	if (kind === 'free') return lookupBill('smsStatus', counted.answered, 0, counted.failed);
+	if (kind === 'none') return 'No gateway call, 0 yuan';
 	const tally = tallyOf(ctx);
 	const answered = tally.answered ?? counted.answered;
 	// A lookup asks once per distinct question: the answered items it did not call for reused an answer.
@@ -222,7 +223,7 @@ function billWithoutBudget(ctx: IExecuteFunctions, kind: BillKind, items: INodeE
  * 1.2x) lack `addExecutionHints`; the node then runs as before without the line.
  */
 export function addBillHint(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): void {
-	if (typeof ctx.addExecutionHints !== 'function') return;
+	if (typeof ctx.addExecutionHints !== 'function' || kind === 'none') return;
 	try {
 		ctx.addExecutionHints({ message: billText(ctx, kind, items), type: 'info', location: 'outputPane' });
 		const repeats = kind === 'sms' ? repeatWarning(items) : undefined;

@@ -25,9 +25,14 @@ export function errorItemForm(ctx: IExecuteFunctions): ErrorItemForm {
  */
 export function errorItem(error: ItemError, itemIndex: number, form: ErrorItemForm): INodeExecutionData {
 	const pairedItem = { item: itemIndex };
-	if (form === 'errorOutputWithInput') return { json: error.description ? { error: error.message, message: error.description } : { error: error.message }, pairedItem };
+	// What a next step needs beyond the words (Send Window's opensAt for a Wait node): `details` is the one other key n8n's error output allows.
+	const details = error.context.details as IDataObject | undefined;
+	if (form === 'errorOutputWithInput') {
+		return { json: { error: error.message, ...(error.description ? { message: error.description } : {}), ...(details ? { details } : {}) }, pairedItem };
+	}
 	const json: IDataObject = { error: error.message };
 	if (error.description) json.errorDescription = error.description;
+	if (details) json.details = details;
 	const gatewayCode = error.context.gatewayCode;
 	if (gatewayCode !== undefined) json.gatewayCode = gatewayCode;
 	return form === 'errorOutput' ? { json, error, pairedItem } : { json, pairedItem };

@@ -47,6 +47,8 @@ export interface LookupDefinition<Params extends Record<string, QueryValue>, Ans
 	news?: NewsRule<Answer>;
 	/** Counts the day's calls against the credential's telephone plan. */
 	dailyQuota?: boolean;
+	/** The phone number a request asks about (Telephone): what the run keeps about it is tagged with it, so that erasing the number finds it. */
+	phoneOf?: (params: Params) => string;
 }
 
 /** What the operation offers: set by lookupOperation from the definition. */
@@ -79,6 +81,8 @@ export interface LookupPlan<Params> {
 	onlyNew: boolean;
 	startOver: boolean;
 	given?: IDataObject;
+	/** The number the request asks about (LookupDefinition.phoneOf). */
+	phone?: string;
 }
 
 /**

@@ -69,6 +69,7 @@ function planItem<P extends Params, A>(lookup: Lookup<P, A>, item: ItemInput): L
 		reuseMs: lookup.reusable ? reuseWindowMs(chosen.reuseAnswersHours) : 0,
 		onlyNew,
 		startOver: onlyNew && chosen.startOver === true,
+		phone: definition.phoneOf?.(params),
 	};
 }
 
@@ -87,7 +88,7 @@ async function newsOf<P extends Params, A>(lookup: Lookup<P, A>, batch: LookupBa
 		const plan = batch.plans[itemIndex];
 		const answered = batch.answers[itemIndex];
 		if (!plan?.onlyNew || !batch.isAnswered(itemIndex) || answered instanceof MisshapenAnswer) continue;
-		asked.push({ question: plan.question, prints: news.fingerprints(answerOf(answered as Answered<A>)), startOver: plan.startOver });
+		asked.push({ question: plan.question, prints: news.fingerprints(answerOf(answered as Answered<A>)), startOver: plan.startOver, phone: plan.phone });
 	}
 	return asked.length === 0 ? undefined : await takeWhatIsNew(lookup.ctx, lookup.hints, news, asked);
 }

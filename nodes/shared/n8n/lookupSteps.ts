@@ -86,7 +86,7 @@ export class LookupCalls<P extends Params, A> implements ItemCalls<LookupPlan<P>
 
 	/** Keep answers (Reuse Answers For): the answer dated by the store, or as it is when the store failed (the hint says so). */
 	private async keepAnswer(plan: LookupPlan<P>, data: A): Promise<Answered<A>> {
-		const answeredAt = await keepForLater(this.lookup.hints, plan.question, data, plan.reuseMs, 'this answer');
+		const answeredAt = await keepForLater(this.lookup.hints, plan.question, data, plan.reuseMs, 'this answer', plan.phone);
 		return answeredAt === undefined ? data : new DatedAnswer(data, answeredAt, false);
 	}
 }

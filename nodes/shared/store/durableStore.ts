@@ -13,12 +13,16 @@
 
 /**
  * What a write does to one key: a new value kept for `ttlMs` (undefined or 0: until deleted; a
- * negative one is refused), or `null` to delete it.
+ * negative one is refused), or `null` to delete it. `phone`: the phone number the value is about
+ * (11 digits, as the nodes check it), so that erasing that number (erasePhone.ts) finds the value;
+ * the store keeps only a keyed tag of it (keyName.ts's phoneTag), never the number. A write without
+ * it keeps the tag an earlier write of the key gave (a delivery report's mark does not know the number).
  */
 export interface StoreWrite {
 	key: string;
 	value: string | null;
 	ttlMs?: number;
+	phone?: string;
 }
 
 export interface StoreDecision<T> {

@@ -1,21 +1,68 @@
-import { createHash } from 'crypto';
+import { createHash, createHmac } from 'crypto';
+
+import { nameSecret } from './nameSecret';
 
 /**
- * The name a store keeps a caller's key under: a hash, so phone numbers, task ids or anything
- * else a caller puts in a key never appear in Redis's or the SQLite file's key names.
+ * The name a store keeps a caller's key under: a keyed hash (HMAC-SHA-256 with this installation's
+ * secret, nameSecret.ts), so phone numbers, plates or task ids in a key never appear in Redis's or
+ * the SQLite file's key names, and cannot be found by hashing every 11-digit number either.
+ * `dgw:~` sets these names apart from the unkeyed ones of earlier versions (legacyKeyName).
  */
 export function storedKeyName(key: string): string {
-	return `dgw:${hashOf(key)}`;
+	return `${NAME_PREFIX}${keyedHash(key)}`;
 }
-
-const hashOf = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /** Ends the group part of a key (`group>rest`, see groupedKey). */
 const GROUP_END = '>';
 
+/** Every name this version writes starts so; '~' sorts after every base64url character. */
+export const NAME_PREFIX = 'dgw:~';
+
+const keyedHash = (text: string) => createHmac('sha256', nameSecret().key).update(text).digest('base64url');
+const plainHash = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/**
+ * The names versions before keyed names gave the key (a plain SHA-256; in the SQLite file grouped
+ * as storedRowKey does): the stores still read them while records written under them may live (an
+ * upgrade must not forget a send record within its repeat window), and a write of the key removes them.
+ */
+export const legacyKeyName = (key: string) => `dgw:${plainHash(key)}`;
+export function legacyRowKey(key: string): string {
+	const end = key.indexOf(GROUP_END);
+	if (end < 0) return legacyKeyName(key);
+	return `dgw:${plainHash(key.slice(0, end)).slice(0, 10)}.${plainHash(key)}`;
+}
+
+/**
+ * A key named inside a value (a send record lists the count keys it took, to give them back): the
+ * value holds this keyed tag, never the key's text, which may hold a phone number.
+ */
+export function valueTag(key: string): string {
+	return keyedHash(`value|${key}`).slice(0, 22);
+}
+
+/**
+ * Every store keeps, under this fixed name, a keyed hash of a fixed text (keyCheck): a process
+ * whose secret differs from the one the store was first used with would name every record
+ * differently, not see them, and could send a message again. It is refused instead (keyMismatch).
+ */
+export const KEY_CHECK_NAME = `${NAME_PREFIX}key-check`;
+export const keyCheck = () => keyedHash('key-check');
+export function keyMismatch(store: string): string {
+	return (
+		`${store} is used by n8n processes with another encryption key than this one's (from ${nameSecret().source}): the records they keep are invisible here, so nothing is sent. ` +
+		`Give every n8n process that shares this store the same N8N_ENCRYPTION_KEY (or, for n8n installations of their own, the same DATA_GATEWAY_STORE_KEY); if the key was changed on purpose, delete the store's ${KEY_CHECK_NAME} entry (what was kept under the old key is then ignored and expires)`
+	);
+}
+
+/** A tag for everything kept about one phone number (StoreWrite.phone): what an erase finds rows by. */
+export function phoneTag(phone: string): string {
+	return keyedHash(`phone|${phone}`);
+}
+
 /**
  * A key in a group of keys that are written together (the send records of one batch; the message
- * and counts of one number). The name is still a hash of the whole key; the SQLite store puts a
+ * and counts of one number). The name is still a keyed hash of the whole key; the SQLite store puts a
  * group's rows side by side in its key index (storedRowKey).
  */
 export function groupedKey(group: string, rest: string): string {
@@ -32,7 +79,7 @@ export function groupedKey(group: string, rest: string): string {
 export function storedRowKey(key: string): string {
 	const end = key.indexOf(GROUP_END);
 	if (end < 0) return storedKeyName(key);
-	return `dgw:${hashOf(key.slice(0, end)).slice(0, 10)}.${hashOf(key)}`;
+	return `${NAME_PREFIX}${keyedHash(key.slice(0, end)).slice(0, 10)}.${keyedHash(key)}`;
 }
 
 /** A write's lifetime in whole ms (what Redis's PX takes), or undefined to keep it until deleted. */

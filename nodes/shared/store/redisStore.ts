@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { NOEVICTION_VARIABLE, noEvictionConfirmed } from './hostEnvironment';
-import { checkWrittenKeys, lifetimeMs, storedKeyName } from './keyName';
+import { checkWrittenKeys, KEY_CHECK_NAME, keyCheck, keyMismatch, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
 import { probeRedis, type RedisEnvironment } from './redis/environment';
 import { environmentNotices, evictionRefusal, mayAllVanish } from './redis/evictionRules';
@@ -11,29 +11,66 @@ import { environmentNotices, evictionRefusal, mayAllVanish } from './redis/evict
 /** What the store needs of a connection (store/redis/connection.ts's SharedRedis); without a connectionCount, Redis is asked about itself once. */
 export type RedisCommands = Pick<SharedRedis, 'command' | 'runScript'> & Partial<Pick<SharedRedis, 'connectionCount'>>;
 
+/** The set of the names written about one phone number, by its tag (keyName.ts phoneTag). */
+const PHONE_SET_PREFIX = `${NAME_PREFIX}phone.`;
+
 /**
- * Writes only if every key still holds what the update read. ARGV: per key what it held ('0'
- * absent, '1' followed by the value), then per write the key's index, 'D' (delete), 'K' (keep
- * until deleted) or a lifetime in ms, and the value. Answers 1 when written, 0 on a conflict.
+ * Writes only if every key still holds what the update read. KEYS: each key's name, then each
+ * key's name of earlier versions (legacyKeyName: read when the name is absent, deleted by a
+ * write), then the key check (keyName.ts KEY_CHECK_NAME). ARGV: this process's key check, per key
+ * what it held ('0' absent, '1' followed by the value), then per write the key's index, 'D'
+ * (delete), 'K' (keep until deleted) or a lifetime in ms, the value, and the phone tag ('' for
+ * none: else the name joins that tag's set, which lives as long as its longest entry). The keys
+ * are written first: a Redis out of memory refuses the first SET, before anything changed.
+ * Answers 1 when written, 0 on a conflict, -1 when the store's key check is another process's.
  */
-const COMPARE_AND_SET_SOURCE = `local n = #KEYS
+const COMPARE_AND_SET_SOURCE = `local n = (#KEYS - 1) / 2
+local check = redis.call('GET', KEYS[#KEYS])
+if check and check ~= ARGV[1] then return -1 end
 for i = 1, n do
   local held = redis.call('GET', KEYS[i])
-  local expected = ARGV[i]
+  if not held then held = redis.call('GET', KEYS[n + i]) end
+  local expected = ARGV[i + 1]
   if expected == '0' then
     if held then return 0 end
   elseif (not held) or ('1' .. held) ~= expected then
     return 0
   end
 end
-for i = n + 1, #ARGV, 3 do
+if not check then redis.call('SET', KEYS[#KEYS], ARGV[1]) end
+for i = n + 2, #ARGV, 4 do
   local key = KEYS[tonumber(ARGV[i])]
   local mode = ARGV[i + 1]
   if mode == 'D' then redis.call('DEL', key)
   elseif mode == 'K' then redis.call('SET', key, ARGV[i + 2])
   else redis.call('SET', key, ARGV[i + 2], 'PX', mode) end
 end
+for i = n + 2, #ARGV, 4 do
+  local index = tonumber(ARGV[i])
+  local mode = ARGV[i + 1]
+  redis.call('DEL', KEYS[n + index])
+  if ARGV[i + 3] ~= '' and mode ~= 'D' then
+    local tagged = '${PHONE_SET_PREFIX}' .. ARGV[i + 3]
+    local existed = redis.call('EXISTS', tagged) == 1
+    redis.call('SADD', tagged, KEYS[index])
+    if mode == 'K' then redis.call('PERSIST', tagged)
+    elseif not existed then redis.call('PEXPIRE', tagged, mode)
+    else
+      local left = redis.call('PTTL', tagged)
+      if left >= 0 and left < tonumber(mode) then redis.call('PEXPIRE', tagged, mode) end
+    end
+  end
+end
 return 1`;
+
+/** Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted. */
+const ERASE_PHONE = new RedisScript(
+	`local removed = 0
+for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do removed = removed + redis.call('DEL', name) end
+redis.call('DEL', KEYS[1])
+return removed`,
+	1,
+);
 
 /** The script for `count` keys (a script's key count is part of how it is called). */
 const compareAndSetScripts = new Map<number, RedisScript>();
@@ -72,7 +109,14 @@ export class RedisDurableStore implements DurableStore {
 		while (!mayWorkNow()) await nextTurn();
 		// Asked here too, so that a run that only reads learns what it may lose (storeFallbackNotice).
 		await this.checkedEnvironment();
-		return await this.valuesOf(keys.map(storedKeyName));
+		return await this.valuesOf(keys.map(storedKeyName), keys.map(legacyKeyName));
+	}
+
+	/** Deletes every key written about this phone number (StoreWrite.phone); returns how many. */
+	async erasePhone(phone: string): Promise<number> {
+		const answer = await this.call('the erase script', () => this.redis.runScript(ERASE_PHONE, [`${PHONE_SET_PREFIX}${phoneTag(phone)}`], []), true);
+		if (typeof answer !== 'number') throw this.unexpected('the erase script', answer, true);
+		return answer;
 	}
 
 	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
@@ -130,23 +174,26 @@ export class RedisDurableStore implements DurableStore {
 	private async compareAndSet<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T> {
 		while (!mayWorkNow()) await nextTurn();
 		const names = keys.map(storedKeyName);
+		const legacy = keys.map(legacyKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
 		// A guess of every key is tried first: the script below writes only if it was right.
 		let guessed = guess?.values.length === keys.length ? guess : undefined;
 		for (let attempt = 1; ; attempt++) {
 			// Both go out at once on the one connection; the script below checks the values anyway.
-			const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names) : []]);
+			const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names, legacy) : []]);
 			const { writes, result } = decide(values, time);
 			checkWrittenKeys(keys, writes);
 			if (writes.length === 0 && !guessed) return result;
-			const args: string[] = values.map((value) => (value === undefined ? '0' : `1${value}`));
+			const args: string[] = [keyCheck(), ...values.map((value) => (value === undefined ? '0' : `1${value}`))];
 			for (const write of writes) {
 				const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
-				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '');
+				const tag = write.value !== null && write.phone !== undefined ? phoneTag(write.phone) : '';
+				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '', tag);
 			}
-			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length), names, args), true);
+			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length * 2 + 1), [...names, ...legacy, KEY_CHECK_NAME], args), true);
 			if (answer === 1) return result;
+			if (answer === -1) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 			if (answer !== 0) throw this.unexpected('the compare-and-set script', answer, true);
 			if (guessed) {
 				// The guess was stale: read what the keys hold now.
@@ -192,10 +239,14 @@ export class RedisDurableStore implements DurableStore {
 		throw this.unexpected('TIME', reply);
 	}
 
-	private async valuesOf(names: string[]): Promise<Array<string | undefined>> {
-		const reply = await this.call('MGET', () => this.redis.command('MGET', names));
-		if (Array.isArray(reply) && reply.length === names.length && reply.every((value) => value === null || typeof value === 'string')) {
-			return (reply as Array<string | null>).map((value) => value ?? undefined);
+	/** Each key's value under its name, else under its name of earlier versions; refused when the store's key check is another process's. */
+	private async valuesOf(names: string[], legacy: string[]): Promise<Array<string | undefined>> {
+		const reply = await this.call('MGET', () => this.redis.command('MGET', [...names, ...legacy, KEY_CHECK_NAME]));
+		if (Array.isArray(reply) && reply.length === names.length * 2 + 1 && reply.every((value) => value === null || typeof value === 'string')) {
+			const values = reply as Array<string | null>;
+			const check = values[values.length - 1];
+			if (check !== null && check !== keyCheck()) throw new StoreUnavailable(this.label, keyMismatch(this.label));
+			return names.map((_, index) => values[index] ?? values[names.length + index] ?? undefined);
 		}
 		throw this.unexpected('MGET', reply);
 	}

@@ -7,6 +7,9 @@ import { entryOf, ownerOfReport, readTaskSends, writeTaskSends, type ReportedBy,
 
 export type { ReportedBy, SendRecord, SendToRecord } from './taskSends';
 
+/** A send to record, with the number it texted: tagged on the task's write (StoreWrite.phone) so that erasing the number finds it, never kept in the value. */
+export type SendToLog = SendToRecord & { phone?: string };
+
 /**
  * Sends by task ID, in the durable store: what an SMS Trigger needs to tie a delivery report to its
  * send (the Reference, the send's workflow and execution), and what Check Pending Deliveries needs
@@ -108,12 +111,12 @@ function recordedSend(sends: TaskSends, account: string, send: SendToRecord, now
  * (a new part when that one is full). A report that reached a trigger before its send was recorded
  * stays marked.
  */
-export async function recordSends(store: DurableStore, account: string, sends: readonly SendToRecord[], keepMs = KEEP_SENDS_MS): Promise<void> {
+export async function recordSends(store: DurableStore, account: string, sends: readonly SendToLog[], keepMs = KEEP_SENDS_MS): Promise<void> {
 	if (sends.length === 0) return;
 	// The minute the store's clock says now; a send at the turn of the minute may land in the next one.
 	const list = listOf(await store.now());
 	const taskIds = [...new Set(sends.map((send) => send.taskId))];
-	const byTask = new Map(sends.map((send) => [send.taskId, send]));
+	const byTask = new Map(sends.map(({ phone, ...send }) => [send.taskId, { send, phone }]));
 	let seenInStore = lastPartSeen.get(store);
 	if (!seenInStore) lastPartSeen.set(store, (seenInStore = new Map()));
 	const seen = seenInStore.get(account);
@@ -140,8 +143,8 @@ export async function recordSends(store: DurableStore, account: string, sends: r
 			writes.push({ key: countKey, value: String(written + 1), ttlMs });
 			const keepUntil = now + keep;
 			taskIds.forEach((taskId, index) => {
-				const recorded = recordedSend(readTaskSends(values[index], taskId, now), account, byTask.get(taskId) as SendToRecord, now, keepUntil);
-				writes.push(writeTaskSends(taskKey(taskId), recorded, now));
+				const { send, phone } = byTask.get(taskId) as { send: SendToRecord; phone?: string };
+				writes.push(writeTaskSends(taskKey(taskId), recordedSend(readTaskSends(values[index], taskId, now), account, send, now, keepUntil), now, phone));
 			});
 			return { writes, result: { written: true, part: written } };
 		});

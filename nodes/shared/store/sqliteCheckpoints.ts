@@ -18,23 +18,31 @@ export const checkpointThreadTimes = {
 	idleMs: 30_000,
 };
 
+/** How long a checkpoint that empties the WAL waits for other connections, in the thread (it holds no event loop). */
+const TRUNCATE_WAIT_MS = 1_000;
+
 /**
  * The thread's code, plain CommonJS run with `eval` (no file to find, in the package or in tests).
  * A PASSIVE checkpoint waits for nobody: a busy file or another process's checkpoint is left for
- * the next round. Any other failure closes its connection, and the next round opens it again.
+ * the next round. A TRUNCATE one (after the sweep removed rows) also empties the WAL, so that no
+ * old copy of a removed row stays in it; it waits a little for readers. Any other failure closes
+ * its connection, and the next round opens it again.
  */
 const THREAD_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
 let database;
-parentPort.on('message', () => {
+parentPort.on('message', (mode) => {
 	try {
 		if (!database) {
 			database = new DatabaseSync(workerData.file);
 			database.exec('PRAGMA busy_timeout = 0');
 			database.exec('PRAGMA synchronous = NORMAL');
 		}
-		database.exec('PRAGMA wal_checkpoint(PASSIVE)');
+		if (mode === 'truncate') {
+			database.exec('PRAGMA busy_timeout = ${TRUNCATE_WAIT_MS}');
+			try { database.exec('PRAGMA wal_checkpoint(TRUNCATE)'); } finally { database.exec('PRAGMA busy_timeout = 0'); }
+		} else database.exec('PRAGMA wal_checkpoint(PASSIVE)');
 	} catch {
 		try { database?.close(); } catch {}
 		database = undefined;
@@ -61,6 +69,9 @@ class CheckpointThread {
 	private pausing = false;
 	private commits = 0;
 	private commitsSeenIdle = 0;
+	/** Callers waiting for a checkpoint that empties the WAL: those of the one asked for, and those for the next. */
+	private truncating: Array<(done: boolean) => void> = [];
+	private truncateNext: Array<(done: boolean) => void> = [];
 	private readonly idleCheck?: { stop(): void };
 
 	/** `onStop(failed)`: the thread ended, idle (false) or because it cannot run here (true). */
@@ -99,11 +110,26 @@ class CheckpointThread {
 		if (!this.asked && !this.pausing) this.ask();
 	}
 
+	/** A checkpoint that empties the WAL, soon; false when the thread ended first. */
+	async truncate(): Promise<boolean> {
+		if (!this.worker) return false;
+		const done = new Promise<boolean>((resolve) => this.truncateNext.push(resolve));
+		// Held open while a caller waits (a command that erases, then exits), unref'd again after.
+		this.worker.ref();
+		if (!this.asked) this.ask();
+		try {
+			return await done;
+		} finally {
+			if (this.truncating.length === 0 && this.truncateNext.length === 0) this.worker?.unref();
+		}
+	}
+
 	/** Ends the thread (the store closes, it was idle, or it failed); the main connection checkpoints again. */
 	stop(failed = false): void {
 		const worker = this.worker;
 		if (!worker) return;
 		this.worker = undefined;
+		for (const resolve of [...this.truncating.splice(0), ...this.truncateNext.splice(0)]) resolve(false);
 		this.idleCheck?.stop();
 		void worker.terminate().catch(() => undefined);
 		this.onStop(failed);
@@ -113,11 +139,14 @@ class CheckpointThread {
 		if (!this.worker) return;
 		this.written = false;
 		this.asked = true;
-		this.worker.postMessage(0);
+		this.truncating = this.truncateNext.splice(0);
+		this.worker.postMessage(this.truncating.length > 0 ? 'truncate' : 'passive');
 	}
 
 	private answered() {
 		this.asked = false;
+		for (const resolve of this.truncating.splice(0)) resolve(true);
+		if (this.truncateNext.length > 0) return this.ask();
 		if (!this.written || !this.worker) return;
 		this.pausing = true;
 		void sleep(CHECKPOINT_PAUSE_MS).then(() => {
@@ -156,6 +185,19 @@ export class WalCheckpoints {
 			} else this.threadsFailed = true;
 		}
 		this.thread?.committed();
+	}
+
+	/**
+	 * Copies the WAL into the file and empties it (after rows were removed: their old copies leave the
+	 * WAL's bytes), on the thread when one runs, else on the main connection. A busy file is left for the next sweep.
+	 */
+	async truncate(): Promise<void> {
+		if (this.thread && (await this.thread.truncate())) return;
+		try {
+			this.database?.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+		} catch {
+			// Busy: the next sweep's checkpoint empties it.
+		}
 	}
 
 	/** The store closed its connection. */

@@ -3,9 +3,12 @@ import { sleep } from 'n8n-workflow';
 import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
-import { makeFolderFor, STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule, type SqliteStatement } from './hostEnvironment';
-import { checkWrittenKeys, lifetimeMs, storedRowKey } from './keyName';
+import { STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule } from './hostEnvironment';
+import { checkWrittenKeys, keyMismatch, legacyRowKey, lifetimeMs, phoneTag, storedRowKey } from './keyName';
 import { WalCheckpoints } from './sqliteCheckpoints';
+import { prepareStoreFile } from './sqliteFiles';
+import { keyCheckHolds, prepareStatements, type Statements } from './sqliteSchema';
+import { SqliteSweeper, sweepTimes, type SweepPass, type SweepStep } from './sqliteSweep';
 
 export const sqliteTimeouts = {
 	/** How long a call waits in all for another process's write to finish; tests lower it. */
@@ -14,42 +17,9 @@ export const sqliteTimeouts = {
 	lockWaitMs: 15,
 };
 
-/** Rows the sweep looks at per update at most (the next ones in key order), so that no call does a long sweep. */
-const SWEEP_CHUNK = 64;
-/** Between two passes of the sweep over the whole file, in ms. */
-const SWEEP_PAUSE_MS = 30_000;
-
-/**
- * One row per key, in the order the rows were made, and an index on the key. The row's place
- * follows when it was written, so the records of one batch share pages and a later update of them
- * (a claim, a mark sent) writes few pages, where a table ordered by the hashed key wrote one page
- * per key: half the SQLite time per send at 20,000 sends (bench section 9). Files of earlier
- * versions kept a table `entries` ordered by key (and an index on the expiry): its rows move here
- * once, in one transaction, whichever process opens the file first.
- */
-function createTable(database: SqliteDatabase) {
-	database.exec('BEGIN IMMEDIATE');
-	let committed = false;
-	try {
-		database.exec('CREATE TABLE IF NOT EXISTS store_entries (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL, expires_at INTEGER)');
-		if (database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").get()) {
-			database.exec('INSERT OR IGNORE INTO store_entries (key, value, expires_at) SELECT key, value, expires_at FROM entries; DROP TABLE entries;');
-		}
-		database.exec('COMMIT');
-		committed = true;
-	} finally {
-		if (!committed && database.isTransaction !== false) database.exec('ROLLBACK');
-	}
-}
-
-interface Statements {
-	select: SqliteStatement;
-	upsert: SqliteStatement;
-	remove: SqliteStatement;
-	sweepChunk: SqliteStatement;
-	sweep: SqliteStatement;
-}
-
+/** Free pages given back to the disk per step (auto_vacuum INCREMENTAL files), and steps per sweep: short steps, 4 MB a pass. */
+const VACUUM_PAGES = 64;
+const VACUUM_STEPS = 16;
 /**
  * An SQLite file on this host (Node's built-in `node:sqlite`): no server, survives restarts, and
  * atomic across the processes of one host. `update` runs inside BEGIN IMMEDIATE … COMMIT, which
@@ -64,9 +34,11 @@ export class SqliteDurableStore implements DurableStore {
 	private database?: SqliteDatabase;
 	private statements?: Statements;
 	private readonly checkpoints: WalCheckpoints;
-	private nextSweepAt = 0;
-	/** The last row the sweep looked at in its current pass (0 before the first). */
-	private sweptTo = 0;
+	private readonly sweeper: SqliteSweeper;
+	/** The file holds rows named as earlier versions named them: reads look there too, writes remove them. */
+	private legacyRows = false;
+	/** The file was made with auto_vacuum INCREMENTAL (by this version): the sweep gives free pages back. */
+	private givesPagesBack = false;
 
 	constructor(
 		private readonly sqlite: SqliteModule,
@@ -75,6 +47,10 @@ export class SqliteDurableStore implements DurableStore {
 	) {
 		this.label = `the SQLite file ${file}`;
 		this.checkpoints = new WalCheckpoints(file);
+		this.sweeper = new SqliteSweeper(
+			async (after, rows) => await this.sweepStep(after, rows),
+			async (pass) => await this.afterSweep(pass),
+		);
 	}
 
 	async now(): Promise<number> {
@@ -100,7 +76,8 @@ export class SqliteDurableStore implements DurableStore {
 			let committed = false;
 			try {
 				const now = this.clock();
-				const values = keys.map((key) => this.valueOf(statements, key, now));
+				const names = new Map(keys.map((key) => [key, storedRowKey(key)]));
+				const values = keys.map((key) => this.valueOf(statements, key, now, names.get(key)));
 				let decision: StoreDecision<T>;
 				try {
 					decision = decide(values, now);
@@ -110,14 +87,14 @@ export class SqliteDurableStore implements DurableStore {
 					return { decideFailed };
 				}
 				for (const write of decision.writes) {
-					const name = storedRowKey(write.key);
+					const name = names.get(write.key) as string;
+					if (this.legacyRows) statements.remove.run(legacyRowKey(write.key));
 					if (write.value === null) statements.remove.run(name);
 					else {
 						const ttl = lifetimeMs(write.ttlMs);
-						statements.upsert.run(name, write.value, ttl === undefined ? null : now + ttl);
+						statements.upsert.run(name, write.value, ttl === undefined ? null : now + ttl, write.phone === undefined ? null : phoneTag(write.phone));
 					}
 				}
-				this.sweep(statements, now);
 				database.exec('COMMIT');
 				committed = true;
 				this.checkpoints.committed();
@@ -142,6 +119,7 @@ export class SqliteDurableStore implements DurableStore {
 
 	/** Closes the file (tests; a later call opens it again). */
 	close(): void {
+		this.sweeper.stop();
 		this.checkpoints.closed();
 		try {
 			this.database?.close();
@@ -152,8 +130,8 @@ export class SqliteDurableStore implements DurableStore {
 		this.statements = undefined;
 	}
 
-	private valueOf(statements: Statements, key: string, now: number): string | undefined {
-		const row = statements.select.get(storedRowKey(key));
+	private valueOf(statements: Statements, key: string, now: number, name = storedRowKey(key)): string | undefined {
+		const row = statements.select.get(name) ?? (this.legacyRows ? statements.select.get(legacyRowKey(key)) : undefined);
 		if (!row) return undefined;
 		const expiresAt = row.expires_at;
 		if (expiresAt !== null && (typeof expiresAt !== 'number' || expiresAt <= now)) return undefined;
@@ -161,22 +139,67 @@ export class SqliteDurableStore implements DurableStore {
 		return row.value;
 	}
 
-	/**
-	 * Removes the expired rows among the next chunk of rows in the order they were made; reads already
-	 * skip them, so this only keeps the file small. Walking by row needs no index on the expiry, which
-	 * every write would have to update too (a quarter of the send records' SQLite time).
-	 */
-	private sweep(statements: Statements, now: number) {
-		if (now < this.nextSweepAt) return;
-		const chunk = statements.sweepChunk.get(this.sweptTo, SWEEP_CHUNK) as { rows?: unknown; last?: unknown } | undefined;
-		statements.sweep.run(this.sweptTo, SWEEP_CHUNK, now);
-		if (Number(chunk?.rows) >= SWEEP_CHUNK && typeof chunk?.last === 'number') {
-			this.sweptTo = chunk.last;
-			return;
+	/** One step of the sweep (sqliteSweep.ts): removes the expired rows among the `rows` rows after `after`, in the order they were made. */
+	private async sweepStep(after: number, rows: number): Promise<SweepStep> {
+		const now = this.clock();
+		return await this.use('sweeping', (database, statements) => {
+			const started = performance.now();
+			const step = this.inTransaction(database, () => {
+				const chunk = statements.sweepChunk.get(after, rows) as { rows?: unknown; last?: unknown } | undefined;
+				const removed = Number(statements.sweep.run(after, rows, now).changes);
+				const looked = Number(chunk?.rows ?? 0);
+				if (looked < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
+				return { looked, removed, last: typeof chunk?.last === 'number' ? chunk.last : after };
+			}, (result) => result.removed > 0);
+			// From BEGIN to after COMMIT: how long the step held n8n's thread.
+			return { ...step, ms: performance.now() - started };
+		});
+	}
+
+	/** After a pass that removed rows: free pages back to the disk, and the WAL emptied so that no copy of a removed row stays in it. */
+	private async afterSweep(pass: SweepPass): Promise<void> {
+		if (pass.removed === 0) return;
+		// A file made before auto_vacuum keeps its free pages for new rows (zeroed by secure_delete).
+		for (let step = 0; step < (this.givesPagesBack ? VACUUM_STEPS : 0); step++) {
+			const free = await this.use('giving free pages back', (database) => {
+				database.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`);
+				return Number(database.prepare('PRAGMA freelist_count').get()?.freelist_count ?? 0);
+			});
+			if (free === 0) break;
+			await sleep(sweepTimes.pauseMs);
 		}
-		// The pass reached the end of the file: the next one starts from the beginning, later.
-		this.sweptTo = 0;
-		this.nextSweepAt = now + SWEEP_PAUSE_MS;
+		await this.checkpoints.truncate();
+	}
+
+	/** Runs a pass of the sweep from now (tests, the bench; the timer runs them otherwise). */
+	async sweepNow(): Promise<SweepPass> {
+		return await this.sweeper.freshPass();
+	}
+
+	/**
+	 * Deletes every row written about this phone number (StoreWrite.phone), then empties the WAL so
+	 * that their bytes leave the file too. Returns the rows deleted.
+	 */
+	async erasePhone(phone: string): Promise<number> {
+		const tag = phoneTag(phone);
+		const removed = await this.use('erasing', (database, statements) => this.inTransaction(database, () => Number(statements.erase.run(tag).changes)));
+		await this.checkpoints.truncate();
+		return removed;
+	}
+
+	/** `work` in a write transaction, committed (and handed to the checkpoints when it `wrote`) or rolled back. */
+	private inTransaction<T>(database: SqliteDatabase, work: () => T, wrote: (result: T) => boolean = () => true): T {
+		database.exec('BEGIN IMMEDIATE');
+		let committed = false;
+		try {
+			const result = work();
+			database.exec('COMMIT');
+			committed = true;
+			if (wrote(result)) this.checkpoints.committed();
+			return result;
+		} finally {
+			if (!committed) this.rollBack(database);
+		}
 	}
 
 	/**
@@ -201,7 +224,7 @@ export class SqliteDurableStore implements DurableStore {
 			opened = this.open();
 		} catch (error) {
 			this.close();
-			return { failure: this.unavailable('opening', error), busy: isBusy(error) };
+			return { failure: error instanceof StoreUnavailable ? error : this.unavailable('opening', error), busy: isBusy(error) };
 		}
 		try {
 			return { value: work(opened.database, opened.statements) };
@@ -212,27 +235,26 @@ export class SqliteDurableStore implements DurableStore {
 
 	private open(): { database: SqliteDatabase; statements: Statements } {
 		if (this.database && this.statements) return { database: this.database, statements: this.statements };
-		makeFolderFor(this.file);
+		prepareStoreFile(this.file);
 		const database = new this.sqlite.DatabaseSync(this.file);
 		let ready = false;
 		try {
 			database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(Math.min(sqliteTimeouts.lockWaitMs, sqliteTimeouts.busyMs)))}`);
+			// A new file gives free pages back to the disk (afterSweep); earlier files keep theirs for reuse.
+			database.exec('PRAGMA auto_vacuum = INCREMENTAL');
+			// A deleted row's bytes are overwritten, not left in free space.
+			database.exec('PRAGMA secure_delete = ON');
 			database.exec('PRAGMA journal_mode = WAL');
 			// With WAL, NORMAL loses nothing when a process dies, only the last commits on a power loss.
 			database.exec('PRAGMA synchronous = NORMAL');
 			this.checkpoints.opened(database);
-			createTable(database);
-			const statements: Statements = {
-				select: database.prepare('SELECT value, expires_at FROM store_entries WHERE key = ?'),
-				upsert: database.prepare(
-					'INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
-				),
-				remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
-				sweepChunk: database.prepare('SELECT count(*) AS rows, max(id) AS last FROM (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?)'),
-				sweep: database.prepare('DELETE FROM store_entries WHERE id IN (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?) AND expires_at <= ?'),
-			};
+			const statements = prepareStatements(database);
+			if (!keyCheckHolds(database)) throw new StoreUnavailable(this.label, keyMismatch(this.label));
+			this.legacyRows = statements.legacyLeft.get() !== undefined;
+			this.givesPagesBack = database.prepare('PRAGMA auto_vacuum').get()?.auto_vacuum === 2;
 			this.database = database;
 			this.statements = statements;
+			this.sweeper.start();
 			ready = true;
 			return { database, statements };
 		} finally {

@@ -71,13 +71,17 @@ export function readTaskSends(value: string | undefined, taskId: string, now: nu
 	return { taskId, accounts, unowned: readEntry(stored.unowned, taskId, now) };
 }
 
-/** The write that stores `sends` (deleted when nothing is left), kept as long as its longest-lived entry. */
-export function writeTaskSends(key: string, sends: TaskSends, now: number): StoreWrite {
+/**
+ * The write that stores `sends` (deleted when nothing is left), kept as long as its longest-lived
+ * entry; `phone`, the number texted, goes with the write (StoreWrite.phone), never into the value.
+ */
+export function writeTaskSends(key: string, sends: TaskSends, now: number, phone?: string): StoreWrite {
 	const entries = [...Object.values(sends.accounts), ...(sends.unowned ? [sends.unowned] : [])];
 	if (entries.length === 0) return { key, value: null };
 	const keepUntil = Math.max(...entries.map((entry) => entry.keepUntil));
 	const value: TaskSends = { taskId: sends.taskId, accounts: sends.accounts, ...(sends.unowned ? { unowned: sends.unowned } : {}) };
-	return { key, value: JSON.stringify(value), ttlMs: Math.max(1, keepUntil - now) };
+	const write: StoreWrite = { key, value: JSON.stringify(value), ttlMs: Math.max(1, keepUntil - now) };
+	return phone === undefined ? write : { ...write, phone };
 }
 
 /** An unowned record of a send made before records were kept per account. */

@@ -1,12 +1,16 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
+import { findingTexts, reviewMessageText, reviewSignatureName } from '../../../shared/checks/content';
 import { checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../shared/checks/sms';
 import { signatureSchema, templateSchema } from '../../../shared/gateway/schemas/sms';
 import type { BillKind } from '../../../shared/money/bill';
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { executionMemory, runIdOf, sharedAnswer } from '../../../shared/state/executionMemory';
+import { hintStoreFallback, openDurableStore } from '../../../shared/store/openStore';
 import { callOptions, gatewayClient } from '../../../shared/transport/clientForNode';
+import { addContentHint } from '../contentHint';
 import { sendFields } from './send/fields';
+import { optOutRefusals } from './send/guards';
 import { notApprovedProblem, readRequest } from './send/plan';
 
 /**
@@ -27,7 +31,11 @@ export const option: INodePropertyOptions = {
 /** Send's fields (the same names, so switching between Send and Preview keeps what was filled in), without its sending options. */
 export const description: INodeProperties[] = sendFields(['preview']).filter((property) => property.name !== 'sendOptions');
 
-/** Per item: the exact message (signature + template with the item's values), its length, segments and cost. Sends nothing. */
+/**
+ * Per item: the exact message (signature + template with the item's values), its length, segments
+ * and cost, and the content checks' warnings (`contentWarnings`). What Send would refuse is refused:
+ * an opted-out number, an unapproved signature or template, content the checks refuse. Sends nothing.
+ */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
 	const options = callOptions(this);
@@ -38,9 +46,16 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		const params = { id: String(id) };
 		return sharedAnswer(answers, client.questionKey(operation, params), runId, async () => (await client.call(operation, params, schema, options)).data as T).answer;
 	};
-	return await runForEachItem(this, {
+	const store = await openDurableStore(this);
+	hintStoreFallback(this, store);
+	const warned = new Set<string>();
+	const items = await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => readRequest(this, itemIndex),
+		beforeCalls: async (plans) => {
+			const phones = new Map([...plans].map(([itemIndex, { request }]) => [itemIndex, request.phone]));
+			return await optOutRefusals(this.getNode(), store, client.accountKey, phones, true);
+		},
 		execute: async ({ request, variables }, itemIndex) => {
 			const [signature, template] = await Promise.all([
 				read<{ name?: string | null; status?: number | null; error?: string | null }>('signatureGet', request.signId, signatureSchema),
@@ -57,8 +72,18 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${content}`);
 			const signatureText = signature.name ?? '';
 			const rendered = renderTemplate(content, variables);
-			return { phone: request.phone, signId: request.signId, templateId: request.templateId, message: `【${signatureText}】${rendered}`, ...messageSize(signatureText, rendered), sent: false };
+			const signatureReview = reviewSignatureName(signatureText);
+			const messageReview = reviewMessageText(rendered);
+			for (const [field, findings] of [['Signature', signatureReview.refusals], ['Message', messageReview.refusals]] as const) {
+				if (findings.length > 0) throw refuse(field, findings.map((finding) => finding.problem).join('; '), [...new Set(findings.map((finding) => finding.fix))].join(' '));
+			}
+			const warnings = [...findingTexts('Signature', signatureReview.warnings), ...findingTexts('Message', messageReview.warnings)];
+			warnings.forEach((warning) => warned.add(warning));
+			const preview: IDataObject = { phone: request.phone, signId: request.signId, templateId: request.templateId, message: `【${signatureText}】${rendered}`, ...messageSize(signatureText, rendered), sent: false };
+			return warnings.length > 0 ? { ...preview, contentWarnings: warnings } : preview;
 		},
 		output: (preview) => preview as IDataObject,
 	});
+	if (warned.size > 0) addContentHint(this, warned.size);
+	return items;
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { inputError } from '../../../shared/errors/failures';
 import type { DurableStore } from '../../../shared/store/durableStore';
-import { markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToRecord } from '../../../shared/store/sendsByTask';
+import { markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToLog } from '../../../shared/store/sendsByTask';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -31,7 +31,7 @@ export function referenceFields(operations: string[]): INodeProperties[] {
  */
 export class DeliveryLog {
 	private readonly references = new Map<number, string>();
-	private readonly waiting: SendToRecord[] = [];
+	private readonly waiting: SendToLog[] = [];
 	private saving: Promise<void> | undefined;
 	private store: DurableStore | undefined;
 	private recorded = 0;
@@ -62,10 +62,11 @@ export class DeliveryLog {
 		return reference === undefined ? {} : { reference };
 	}
 
-	/** Records a send that got a task ID; hands back `outcome` unchanged. */
-	sent<T extends { taskId: string | null }>(itemIndex: number, outcome: T): T {
+	/** Records a send that got a task ID, with the number it texted (what erasing that number finds); hands back `outcome` unchanged. */
+	sent<T extends { taskId: string | null }>(itemIndex: number, outcome: T, phone?: string): T {
 		if (outcome.taskId) {
 			this.waiting.push({
+				phone,
 				taskId: outcome.taskId,
 				reference: this.references.get(itemIndex) ?? null,
 				workflowId: String(this.ctx.getWorkflow().id ?? ''),

@@ -4,6 +4,7 @@ import { runForEachItem } from '../../../shared/n8n/batch';
 import { referenceFields } from './reference';
 import { sendFields } from './send/fields';
 import { finishSends, settle } from './send/finish';
+import { refuseOptedOutThenReserve } from './send/guards';
 import { planSend } from './send/plan';
 import { reserveSends } from './send/reserve';
 import { presentSend, sendItem } from './send/send';
@@ -34,7 +35,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const batch = runForEachItem(this, {
 		concurrency: run.client.settings.limiter.maxConcurrent,
 		plan: async (itemIndex) => await planSend(run, itemIndex),
-		beforeCalls: async (plans) => await reserveSends(run, plans),
+		beforeCalls: async (plans) => await refuseOptedOutThenReserve(run, plans, async (rest) => await reserveSends(run, rest)),
 		execute: async (plan) => await sendItem(run, plan),
 		output: (outcome, _plan, itemIndex) => presentSend(run, outcome, itemIndex),
 	});

@@ -1,3 +1,4 @@
+import { valueTag } from '../keyName';
 import { limitProblem, type CountWindow, type SendDecision } from './rules';
 import { readMessage, type Holder, type MessageRecord, type SendRecord, type SendState, type StagedValues } from './recordValues';
 
@@ -76,8 +77,7 @@ function evict(values: StagedValues, run: RunIdentity, item: ItemKeys, message: 
 	const holder = message.holders[holderKey];
 	delete message.holders[holderKey];
 	saveMessage(values, run, item, message);
-	// A count not named in this update is of a window that has ended: it limits nothing any more.
-	for (const key of holder?.counted ?? []) if (values.has(key)) values.addToCount(key, -1);
+	for (const key of values.taggedKeys(holder?.counted ?? [])) values.addToCount(key, -1);
 }
 
 const othersOf = (run: RunIdentity, message: MessageRecord) => Object.entries(message.holders).filter(([, holder]) => executionOf(message, holder) !== run.execution);
@@ -99,19 +99,21 @@ const fullWindow = (values: StagedValues, item: ItemKeys) => item.windows.find((
 
 function take(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord | undefined, state: SendState) {
 	for (const key of item.countKeys) values.addToCount(key, 1);
-	values.setSend(item.sendKey, { state, token: run.token, counted: item.countKeys }, run.sendTtlMs);
+	// Tags, not the keys: a count key holds the phone number.
+	const counted = item.countKeys.map(valueTag);
+	values.setSend(item.sendKey, { state, token: run.token, counted }, run.sendTtlMs);
 	const kept = message ?? { execution: run.execution, holders: {} };
 	// Another execution's sends that went out guard nothing for this one any more (past the window, or none) and hold no counts to give back.
 	for (const [holderKey, holder] of othersOf(run, kept)) if (holder.state === 'sent') delete kept.holders[holderKey];
 	kept.execution = run.execution;
-	kept.holders[item.sendKey] = { state, counted: item.countKeys, token: run.token, execution: run.execution, ...(state === 'reserved' ? {} : { at: values.now }) };
+	kept.holders[item.sendKey] = { state, counted, token: run.token, execution: run.execution, ...(state === 'reserved' ? {} : { at: values.now }) };
 	saveMessage(values, run, item, kept);
 }
 
 /** A reservation of this very item by another try (same execution, run and item) whose run ended before sending it: given back. */
 function dropOtherTry(values: StagedValues, run: RunIdentity, item: ItemKeys, other: SendRecord, message: MessageRecord | undefined) {
 	if (message?.holders[item.sendKey]) evict(values, run, item, message, item.sendKey);
-	else for (const key of other.counted) if (values.has(key)) values.addToCount(key, -1);
+	else for (const key of values.taggedKeys(other.counted)) values.addToCount(key, -1);
 	values.setSend(item.sendKey, undefined, run.sendTtlMs);
 }
 
@@ -193,7 +195,7 @@ export function decideRelease(values: StagedValues, run: RunIdentity, item: Item
 	}
 	// Without its holder in a message that still exists, the send was taken over: its counts went back then.
 	const counted = holder !== undefined || message === undefined;
-	if (counted) for (const key of own?.counted ?? holder?.counted ?? []) if (values.has(key)) values.addToCount(key, -1);
+	if (counted) for (const key of values.taggedKeys(own?.counted ?? holder?.counted ?? [])) values.addToCount(key, -1);
 	if (own) values.setSend(item.sendKey, undefined, run.sendTtlMs);
 }
 

@@ -1,5 +1,5 @@
 import type { StoreWrite } from '../durableStore';
-import { groupedKey } from '../keyName';
+import { groupedKey, valueTag } from '../keyName';
 import { LIMIT_WINDOWS } from './rules';
 
 /**
@@ -39,7 +39,7 @@ export interface SendRecord {
 	state: SendState;
 	/** Names the node run that wrote it: only that run may move it on or release it. */
 	token: string;
-	/** The count keys this send took, given back when it is released. */
+	/** The count keys this send took, given back when it is released: as tags (valueTag; plain keys in records written before tags). */
 	counted: string[];
 	taskId?: string | null;
 }
@@ -133,18 +133,32 @@ export function countEndsAt(key: string): number {
 
 /**
  * The values of one update as the deciders change them: reads see earlier changes of the same
- * update (two items of a batch to one number), and only changed keys are written.
+ * update (two items of a batch to one number), and only changed keys are written, each with the
+ * number it is about (`phones`: StoreWrite.phone, so that erasing the number finds it).
  */
 export class StagedValues {
 	private readonly values = new Map<string, string | undefined>();
 	private readonly changed = new Map<string, number | undefined>();
+	/** The update's keys by their tag (valueTag): what a `counted` list names. Made when first asked (a keyed hash per key). */
+	private byTag?: Map<string, string>;
 
 	constructor(
 		keys: readonly string[],
 		values: ReadonlyArray<string | undefined>,
 		readonly now: number,
+		private readonly phones: ReadonlyMap<string, string> = new Map(),
 	) {
 		keys.forEach((key, index) => this.values.set(key, values[index]));
+	}
+
+	/**
+	 * The keys of this update that a `counted` list names: by tag, or by the key itself (records
+	 * written before counted lists held tags). A key this update does not name is left out: it is
+	 * a count of a window that has ended, which limits nothing any more.
+	 */
+	taggedKeys(tags: readonly string[]): string[] {
+		const byTag = (this.byTag ??= new Map([...this.values.keys()].map((key) => [valueTag(key), key])));
+		return tags.flatMap((tag) => byTag.get(tag) ?? (this.values.has(tag) ? [tag] : []));
 	}
 
 	has(key: string): boolean {
@@ -196,7 +210,9 @@ export class StagedValues {
 	writes(): StoreWrite[] {
 		return [...this.changed].map(([key, ttlMs]) => {
 			const value = this.values.get(key);
-			return value === undefined ? { key, value: null } : { key, value, ttlMs };
+			const phone = this.phones.get(key);
+			if (value === undefined) return { key, value: null };
+			return phone === undefined ? { key, value, ttlMs } : { key, value, ttlMs, phone };
 		});
 	}
 }

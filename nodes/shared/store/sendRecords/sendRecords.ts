@@ -60,6 +60,12 @@ const RESULT = 'send-records';
 /** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
 const keysOfItems = (items: ItemKeys[], counts = true) =>
 	[...new Set(items.flatMap((item) => [item.sendKey, item.messageKey, ...(counts ? item.countKeys : [])]))];
+/** The number each key of the items is about (StoreWrite.phone): what erasing that number finds. */
+function phonesOfItems(items: ItemKeys[]): Map<string, string> {
+	const phones = new Map<string, string>();
+	for (const { phone, sendKey, messageKey, countKeys } of items) if (phone !== undefined) for (const key of [sendKey, messageKey, ...countKeys]) phones.set(key, phone);
+	return phones;
+}
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -107,6 +113,7 @@ export class SendRecords {
 	/** One atomic update over the items' keys, tried again when it fails; the answer is checked. */
 	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
 		const keys = keysOfItems(items, counts);
+		const phones = phonesOfItems(items);
 		let failure: unknown;
 		for (let attempt = 0; attempt < TRIES; attempt++) {
 			let staged: StagedValues | undefined;
@@ -114,7 +121,7 @@ export class SendRecords {
 				const answer: unknown = await this.store.update(
 					keys,
 					(read, now) => {
-						const values = (staged = new StagedValues(keys, read, now));
+						const values = (staged = new StagedValues(keys, read, now, phones));
 						const results = items.map((item) => decide(values, item));
 						return { writes: values.writes(), result: { kind: RESULT, results } };
 					},

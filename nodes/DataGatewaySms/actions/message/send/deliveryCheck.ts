@@ -5,7 +5,8 @@ import { asNodeError } from '../../../../shared/errors/failures';
 import type { SmsTask } from '../../../../shared/gateway/schemas/sms';
 import { presentTask } from '../../../../shared/output/smsObjects';
 import { isFinalStatus } from '../../../../shared/store/sendsByTask';
-import { wholeNodeRefusal } from '../../sendErrors';
+import { wholeNodeRefusal } from '../../../../shared/n8n/errorItems';
+import { refuseOptedOutThenReserve } from './guards';
 import { planSend } from './plan';
 import { deliveryOutcome, DeliveryPoller, readPolling } from './poll';
 import { reserveSends } from './reserve';
@@ -34,10 +35,10 @@ export class SettledSends {
 		});
 	}
 
-	/** The records step: a refusal of the whole node (spending cap, send records) is every waiting item's error. */
+	/** The records step (after the opt-out list): a refusal of the whole node (opt-out list, spending cap, send records) is every waiting item's error. */
 	async reserve(plans: Map<number, SendPlan>): Promise<Map<number, unknown>> {
 		const node = this.run.ctx.getNode();
-		const refused = await reserveSends(this.run, plans).catch((error: unknown) => {
+		const refused = await refuseOptedOutThenReserve(this.run, plans, async (rest) => await reserveSends(this.run, rest)).catch((error: unknown) => {
 			for (const itemIndex of plans.keys()) this.items.set(itemIndex, { error: wholeNodeRefusal(node, error, itemIndex) });
 			return Promise.reject(error);
 		});

@@ -2,6 +2,8 @@ import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { forVersion } from '../../../../shared/n8n/description';
 import { templateVariablesField, variablesInputFields } from '../templateVariables';
+import { refuseContentWarningsOption } from '../../../../shared/checks/contentOption';
+import { sendWindowOption } from '../../../../shared/checks/sendWindow';
 import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
 
@@ -112,6 +114,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					description:
 						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length (signature with its 【】 and content; the 2 brackets count, so the estimate is never below the bill), segments and estimated cost',
 				},
+				refuseContentWarningsOption,
 				{
 					displayName: 'Repeat Window (Minutes)',
 					name: 'repeatWindowMinutes',
@@ -121,6 +124,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					description:
 						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes, and outputs skippedAsRepeat: true instead. Runs within one execution (loops) always send. The window is exact and counts from the end of the node run that sent the message. 0 turns it off: a retried execution then sends again.',
 				},
+				sendWindowOption,
 				{
 					displayName: 'Signature Text',
 					name: 'signatureText',

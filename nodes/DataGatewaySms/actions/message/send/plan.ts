@@ -8,6 +8,7 @@ import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
 import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
 import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
+import { blockingContent, contentRefusalText, refuseOutsideWindow } from './guards';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
@@ -133,17 +134,19 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 		template: (sendOptions.templateContent as string) || undefined,
 		from: 'options',
 	};
-	if (!run.meter.limited || (given.signature !== undefined && given.template !== undefined)) return given;
+	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap and budgets do.
+	const needs = run.meter.limited ? 'the spending cap and budgets need the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
+	if (needs === undefined || (given.signature !== undefined && given.template !== undefined)) return given;
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);
 		return { signature: given.signature ?? signature.name ?? undefined, template: given.template ?? template.content ?? undefined, from: 'gateway' };
 	} catch (error) {
 		throw new NodeOperationError(
 			run.ctx.getNode(),
-			`Item ${itemIndex + 1}: the spending cap needs the message length, and the signature ${signId} or template ${templateId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+			`Item ${itemIndex + 1}: ${needs}, and the signature ${signId} or template ${templateId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
 			{
 				description:
-					'The message was not sent. Check the Signature ID and Template ID, or give Signature Text and Template Content in Options so the length is known without reading them.',
+					'The message was not sent. Check the Signature ID and Template ID, or give Signature Text and Template Content in Options so the texts are known without reading them.',
 				itemIndex,
 			},
 		);
@@ -189,6 +192,8 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 	if (earlier) return planFromEarlier(run, itemIndex, key, earlier);
 
 	const { request, variables } = readRequest(ctx, itemIndex);
+	const sendOptions = ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
+	await refuseOutsideWindow(run, itemIndex, sendOptions);
 	const { signId, templateId } = request;
 	const message = messageFingerprint({ account: client.accountKey, ...request });
 	const texts = await knownTexts(run, itemIndex, signId, templateId);
@@ -206,10 +211,17 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 	const templateProblem = notApprovedProblem(templateId, texts.read?.templateStatus, texts.read?.templateError);
 	if (templateProblem) throw refuse('Template ID', templateProblem, 'Wait for the review to end (Template > Get shows it) or use an approved template.');
 	// Template text the user gave or asked to read is checked; one read only for the cap counts length only.
-	const templateGiven = texts.read !== undefined || Boolean((ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject).templateContent);
+	const templateGiven = texts.read !== undefined || Boolean(sendOptions.templateContent);
 	if (texts.template !== undefined && templateGiven) {
 		const mismatch = checkVariablesAgainstTemplate(texts.template, variables);
 		if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${texts.template}`);
+	}
+	if (sendOptions.refuseContentWarnings === true && texts.template !== undefined) {
+		const findings = blockingContent(texts.signature, renderTemplate(texts.template, variables));
+		if (findings.length > 0) {
+			const { problem, fix } = contentRefusalText(findings);
+			throw refuse('Message', problem, fix);
+		}
 	}
 	return { itemIndex, key, phone: request.phone, params: request, message, size, lengthFrom: size ? texts.from : undefined };
 }

@@ -129,7 +129,7 @@ function sentWithoutTaskId(run: SendRun, plan: SendPlan, base: SendBase, answer:
 
 /** The send step of the operations: sends once, and notes the task ID with the item's Reference for its delivery report. */
 export async function sendItem(run: SendRun, plan: SendPlan): Promise<SendOutcome> {
-	return run.deliveries.sent(plan.itemIndex, await sendOnce(run, plan));
+	return run.deliveries.sent(plan.itemIndex, await sendOnce(run, plan), plan.phone);
 }
 
 /** The item's output: its outcome and its Reference. */

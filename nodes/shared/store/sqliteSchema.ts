@@ -1,0 +1,74 @@
+import type { SqliteDatabase, SqliteStatement } from './hostEnvironment';
+import { KEY_CHECK_NAME, keyCheck, NAME_PREFIX } from './keyName';
+
+/** Rows named as earlier versions named them (keyName.ts legacyRowKey): every name before this version's prefix. */
+const LEGACY_NAMES = `key >= 'dgw:' AND key < '${NAME_PREFIX}'`;
+
+/**
+ * One row per key, in the order the rows were made, and an index on the key. The row's place
+ * follows when it was written, so the records of one batch share pages and a later update of them
+ * (a claim, a mark sent) writes few pages, where a table ordered by the hashed key wrote one page
+ * per key: half the SQLite time per send at 20,000 sends (bench section 9). Files of earlier
+ * versions kept a table `entries` ordered by key (and an index on the expiry): its rows move here
+ * once, in one transaction, whichever process opens the file first.
+ */
+function createTable(database: SqliteDatabase) {
+	database.exec('BEGIN IMMEDIATE');
+	let committed = false;
+	try {
+		database.exec('CREATE TABLE IF NOT EXISTS store_entries (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL, expires_at INTEGER, phone_tag TEXT)');
+		// phone_tag: a keyed tag of the phone number a row is about (erasePhone), added to files of earlier versions.
+		if (!database.prepare("SELECT 1 FROM pragma_table_info('store_entries') WHERE name = 'phone_tag'").get()) database.exec('ALTER TABLE store_entries ADD COLUMN phone_tag TEXT');
+		database.exec('CREATE INDEX IF NOT EXISTS store_entries_phone ON store_entries (phone_tag) WHERE phone_tag IS NOT NULL');
+		if (database.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").get()) {
+			database.exec('INSERT OR IGNORE INTO store_entries (key, value, expires_at) SELECT key, value, expires_at FROM entries; DROP TABLE entries;');
+		}
+		database.exec('COMMIT');
+		committed = true;
+	} finally {
+		if (!committed && database.isTransaction !== false) database.exec('ROLLBACK');
+	}
+}
+
+export interface Statements {
+	select: SqliteStatement;
+	upsert: SqliteStatement;
+	remove: SqliteStatement;
+	sweepChunk: SqliteStatement;
+	sweep: SqliteStatement;
+	erase: SqliteStatement;
+	legacyLeft: SqliteStatement;
+}
+
+/** Makes or updates the table, and prepares the statements the store runs. */
+export function prepareStatements(database: SqliteDatabase): Statements {
+	createTable(database);
+	return {
+		select: database.prepare('SELECT value, expires_at FROM store_entries WHERE key = ?'),
+		// A rewrite that does not know the number (a delivery report's mark) keeps the row's phone tag: erasing still finds it.
+		upsert: database.prepare(
+			'INSERT INTO store_entries (key, value, expires_at, phone_tag) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, phone_tag = coalesce(excluded.phone_tag, store_entries.phone_tag)',
+		),
+		remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
+		erase: database.prepare('DELETE FROM store_entries WHERE phone_tag = ?'),
+		legacyLeft: database.prepare(`SELECT 1 AS found FROM store_entries WHERE ${LEGACY_NAMES} LIMIT 1`),
+		sweepChunk: database.prepare('SELECT count(*) AS rows, max(id) AS last FROM (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?)'),
+		sweep: database.prepare('DELETE FROM store_entries WHERE id IN (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?) AND expires_at <= ?'),
+	};
+}
+
+/** Whether the file's key check is this process's (written when the file has none yet): keyName.ts keyMismatch. */
+export function keyCheckHolds(database: SqliteDatabase): boolean {
+	const check = keyCheck();
+	database.exec('BEGIN IMMEDIATE');
+	let committed = false;
+	try {
+		const row = database.prepare('SELECT value FROM store_entries WHERE key = ?').get(KEY_CHECK_NAME);
+		if (!row) database.prepare('INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, NULL)').run(KEY_CHECK_NAME, check);
+		database.exec('COMMIT');
+		committed = true;
+		return !row || row.value === check;
+	} finally {
+		if (!committed && database.isTransaction !== false) database.exec('ROLLBACK');
+	}
+}
