@@ -2,7 +2,12 @@
  * The tests' (and benchmarks') one entry point to process-wide state: drop it as a restart of n8n
  * would, or read how much is kept. The nodes never import this file.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { accountKeyOf } from './gateway/account';
+import { SpendLedger, toYuan } from './money/ledger';
 import { dropProcessState } from './state/processState';
+import { openDurableStore } from './store/openStore';
 
 export { executionMemoryStats } from './state/executionMemory';
 export { openRedisCount } from './store/redis/connection';
@@ -30,4 +35,15 @@ export function closeAllRedis(): void {
 /** Drops pooled HTTP connections, so that changed proxy variables take effect. */
 export async function resetConnectionPool(): Promise<void> {
 	await dropProcessState('connectionPool');
+}
+
+/**
+ * What the ledger (money/ledger.ts) counts for one execution, today and this month, in yuan, for the
+ * account of `baseUrl` and `appCode`, in the store a node without a Redis in its credential opens.
+ */
+export async function ledgerSpentYuan(executionId: string, baseUrl: string, appCode: string): Promise<{ execution: number; day: number; month: number }> {
+	const ctx = { getNode: () => ({ credentials: {} }) } as unknown as IExecuteFunctions;
+	const ledger = new SpendLedger(await openDurableStore(ctx), accountKeyOf(baseUrl, appCode), executionId, { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 });
+	const { spent } = await ledger.spent();
+	return { execution: toYuan(spent.execution), day: toYuan(spent.day), month: toYuan(spent.month) };
 }

@@ -19,6 +19,7 @@ import { checkMoneySafety } from './moneySafety';
 import { checkOptOut } from './optOut';
 import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
+import { checkSharedBudget } from './sharedBudget';
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 
@@ -93,6 +94,8 @@ async function checkLine(line: N8nLine, tarball: string) {
 		await checkOptOut({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
 		await checkSameHostRace({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
+		// Two n8n processes at once on one credential with a daily budget: the bill stays within it.
+		await checkSharedBudget({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 
 		// 3. Real n8n with the triggers active: every callback starts exactly one execution.
 		const n8n = await startN8n(runtime, environment);

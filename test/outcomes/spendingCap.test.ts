@@ -8,7 +8,8 @@ import type { IDataObject, IExecuteFunctions, INodeParameters, INodeType } from 
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { executionMemory } from '../../nodes/shared/state/executionMemory';
+import { enforceMemoryBounds, MEMORY_BOUNDS } from '../../nodes/shared/state/executionMemory';
+import { forgetAllExecutionMemory, ledgerSpentYuan } from '../../nodes/shared/testing';
 import type { Emulator, FaultKind } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { runWorkflow, type WorkflowStep } from '../harness/workflow';
@@ -31,8 +32,8 @@ async function run(steps: WorkflowStep[], credential: IDataObject, items: IDataO
 		executionId,
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, ...credential } },
 	});
-	// What the cap counted in this execution, over every credential.
-	const spent = [...executionMemory({ getExecutionId: () => executionId } as IExecuteFunctions).spentYuan.values()].reduce((sum, yuan) => sum + yuan, 0);
+	// What the cap counted in this execution, in the durable store.
+	const spent = (await ledgerSpentYuan(executionId, emulator.url, emulator.demo.memberAppCode)).execution;
 	return { result, spent, billed: emulator.ledger().totals.costYuan };
 }
 
@@ -75,6 +76,45 @@ describe('an answer lost after the gateway billed it counts against the cap', ()
 		expect(result.json()[0].error).toMatch(/not tried again: Spending cap: 0\.2 yuan more would bring this execution's spend with this credential to 0\.4 yuan, above the cap of 0\.3 yuan$/);
 		expect(billed).toBe(0.2);
 		expect(spent).toBe(0.2);
+	});
+});
+
+/** Stands for a Wait node that holds the execution beyond the idle time: the process's sweep forgets its memory meanwhile. */
+const idleHalfHour: INodeType = {
+	description: { displayName: 'Idle', name: 'idleHalfHour', group: ['transform'], version: 1, description: 'the sweep after 30 min idle', defaults: { name: 'Idle' }, inputs: ['main'], outputs: ['main'], properties: [] },
+	async execute(this: IExecuteFunctions) {
+		enforceMemoryBounds(Date.now() + MEMORY_BOUNDS.idleMs + MEMORY_BOUNDS.sweepMs);
+		return [this.getInputData()];
+	},
+};
+
+describe('issue 33 item 6: the spend of an execution outlives the process memory', () => {
+	it('a Wait beyond 30 min idle between two paid nodes (the sweep forgets the execution): the second node is refused by the cap', async () => {
+		const { result, spent, billed } = await run(
+			[
+				{ name: 'First', type: vehicle, parameters: detail('京A12345') },
+				{ name: 'Wait', type: idleHalfHour, parameters: {} },
+				{ name: 'Second', type: vehicle, parameters: detail('京B67890') },
+			],
+			{ maxSpendPerExecution: 1.5 },
+		);
+		expect(result.error?.node).toBe('Second');
+		expect(result.error?.message).toMatch(/^Spending cap: .* with 1\.2 yuan already spent in this execution with this credential that is 2\.4 yuan, above the cap of 1\.5 yuan$/);
+		expect([billed, spent]).toEqual([1.2, 1.2]);
+	});
+
+	it('resumed on another worker (same execution id, no memory of it in that process): the cap still counts what the first worker paid', async () => {
+		const executionId = `spending-cap-resumed-${process.pid}`;
+		const credentials = { dataGatewayApi: { appCodeSecret: emulator.demo.memberAppCode, baseUrl: emulator.url, maxSpendPerExecution: 10 } };
+		const step: WorkflowStep = { name: 'Detail', type: vehicle, parameters: { ...detail(''), carNumber: '={{ $json.plate }}' } };
+		const plates = (prefix: string) => Array.from({ length: 8 }, (_, index) => ({ plate: `${prefix}${20001 + index}` }));
+		const first = await runWorkflow({ steps: [step], items: plates('京A'), executionId, credentials });
+		expect(first.error).toBeUndefined();
+		// 8 × 1.2 = 9.6 yuan paid before the Wait; the execution resumes in a process that never saw it.
+		forgetAllExecutionMemory();
+		const after = await runWorkflow({ steps: [step], items: plates('京B'), executionId, credentials });
+		expect(after.error?.message).toMatch(/^Spending cap: this node's paid calls are estimated at 9\.6 yuan .* with 9\.6 yuan already spent in this execution/);
+		expect(emulator.ledger().totals.costYuan).toBeCloseTo(9.6, 6);
 	});
 });
 

@@ -44,7 +44,7 @@ export function client(overrides: Partial<GatewaySettings> = {}, { ownLimiter = 
 		timeoutMs: 5000,
 		maxRetries: 3,
 			limiter: { maxConcurrent: 4, maxPerSecond: 0 },
-			maxSpendYuan: 0,
+			money: { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 },
 			...overrides,
 		},
 		// A limiter of its own where many calls follow 429s of earlier tests, whose learned rate would slow them.

@@ -91,7 +91,7 @@ function smsClient(redisUrl: string, extra: Partial<GatewaySettings['limiter']> 
 		appCodePlacement: 'query',
 		timeoutMs: 5000,
 		maxRetries: 0,
-		maxSpendYuan: 0,
+		money: { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 },
 		limiter: { maxConcurrent: 4, maxPerSecond: 0, sharedRedis: { url: redisUrl, ...(password ? { password } : {}) }, ...extra },
 	});
 }

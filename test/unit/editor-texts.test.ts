@@ -100,6 +100,8 @@ describe('what the editor shows', () => {
 		}
 		expect(properties.find((property) => property.name === 'maxPerSecond')?.hint).toBe('0 = adapt to the gateway: slow down when it answers 429');
 		expect(properties.find((property) => property.name === 'maxSpendPerExecution')?.hint).toBe('0 = no cap');
+		expect(properties.find((property) => property.name === 'dailyBudgetYuan')?.hint).toBe('0 = no budget; resets at 00:00 China time');
+		expect(properties.find((property) => property.name === 'monthlyBudgetYuan')?.hint).toBe('0 = no budget; resets on the 1st at 00:00 China time');
 	});
 
 	it('every example explains itself in a sticky note (issue 35 item 5)', () => {

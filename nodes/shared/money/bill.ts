@@ -21,6 +21,8 @@ interface Tally {
 	news?: { checked: number; withNews: number; words: NewsWords };
 	/** Further parts of the line, such as the day's telephone count. */
 	notes?: string[];
+	/** The budgets' line: "Budget: 12.40 of 50.00 yuan today (China time)". */
+	budget?: string;
 }
 
 /** "12 plates checked, 2 with new violations": the checked noun (one, many) and what news is called. */
@@ -61,6 +63,11 @@ export function countReused(ctx: IExecuteFunctions): void {
 /** What a lookup run knows about itself beyond its calls; see Tally. */
 export function noteLookupRun(ctx: IExecuteFunctions, note: Pick<Tally, 'answered' | 'earlier' | 'news' | 'notes'>): void {
 	Object.assign(tallyOf(ctx), note);
+}
+
+/** The budgets' line for the run's bill (money/refusals.ts budgetLine), when the credential has a budget. */
+export function noteBudget(ctx: IExecuteFunctions, line: string | undefined): void {
+	if (line) tallyOf(ctx).budget = line;
 }
 
 /** An item that reports a failed input item under Continue On Fail (n8n/errorItems.ts errorItem). */
@@ -193,6 +200,12 @@ export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free' | 'none';
 
 /** The run's bill as one line. */
 export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
+	const budget = tallies.get(ctx)?.budget;
+	const text = billWithoutBudget(ctx, kind, items);
+	return budget ? `${text}. ${budget}` : text;
+}
+
+function billWithoutBudget(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
 	if (kind === 'sms') return smsBill(items);
 	if (kind === 'smsPreview') return smsPreviewBill(items);
 	const counted = countItems(items);

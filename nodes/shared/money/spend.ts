@@ -1,7 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { executionMemory, type ExecutionMemory } from '../state/executionMemory';
 import { OPERATIONS, PRICES_YUAN, type OperationName } from '../gateway/catalog';
+import type { DurableStore } from '../store/durableStore';
+import { SpendLedger, toUnits, type LedgerPeriod, type LedgerSpent, type MoneyLimits, type Reservation } from './ledger';
+import { attemptRefusal, budgetLine, estimateRefusal, refusalFix } from './refusals';
+
+export { CAP_FIELD } from './refusals';
 
 /** The price of one successful call (docs/gateway-api.md#prices); 0 for free ones (support rules, queries, status, telephone within its quota). */
 export function priceOf(operation: OperationName): number {
@@ -19,87 +23,165 @@ export function attemptPrice(operation: OperationName): number {
 
 export const roundYuan = (yuan: number): number => Math.round(yuan * 10000) / 10000;
 
-export const CAP_FIELD = '"Max Spend per Execution (Yuan)" in the credential';
+/** One attempt counted (given back by `giveBack` when the gateway certainly did not bill it), or refused with why and what to change. */
+export type AttemptReservation = { yuan: number; refusal?: undefined; giveBack: () => Promise<void> } | { refusal: string; hint: string };
+
+const nothingToGiveBack = async () => undefined;
 
 /**
- * Money spent with one credential in one execution, against the credential's cap (0 = none).
- * Every node of the execution adds to the same total.
+ * Money spent with one credential's account: in this execution against the cap, today and this
+ * month (China time) against the budgets; 0 = none. Counted in the durable store (money/ledger.ts),
+ * where every node, execution and process sees it. Without any limit nothing is counted there.
+ *
+ * To keep round trips few, a node reserves its whole estimate at once before its first paid call
+ * (reserveEstimate); its attempts take from that reserve without asking the store, and settle()
+ * gives back what was not spent. An attempt beyond the reserve (a retry) reserves its own price.
+ * A run that dies in between leaves its reserve counted: the safe side.
  */
 export class SpendMeter {
-	private readonly memory: ExecutionMemory;
+	private ledger?: Promise<SpendLedger>;
+	/** Units reserved in the store by an estimate and not yet taken, counted in `poolPeriod`. */
+	private pool = 0;
+	private poolPeriod?: LedgerPeriod;
+	/** What the ledger said last, for the bill's budget line. */
+	private latest?: LedgerSpent;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		/** The credential's account (GatewayClient.accountKey), without the appCode. */
 		private readonly account: string,
-		readonly capYuan: number,
-	) {
-		this.memory = executionMemory(ctx);
+		readonly limits: MoneyLimits,
+		private readonly openStore: () => Promise<DurableStore>,
+	) {}
+
+	get capYuan(): number {
+		return this.limits.capYuan;
 	}
 
-	get spentYuan(): number {
-		return this.memory.spentYuan.get(this.account) ?? 0;
+	/** Whether any limit is set, and so whether anything is counted. */
+	get limited(): boolean {
+		return this.limits.capYuan > 0 || this.limits.dailyYuan > 0 || this.limits.monthlyYuan > 0;
 	}
 
-	add(yuan: number): void {
-		if (yuan > 0) this.memory.spentYuan.set(this.account, roundYuan(this.spentYuan + yuan));
+	private async reserve(units: number, force = false): Promise<Reservation> {
+		this.ledger ??= this.openStore().then((store) => new SpendLedger(store, this.account, this.ctx.getExecutionId?.() || `unscoped-${Date.now()}-${Math.random()}`, this.limits));
+		const ledger = await this.ledger;
+		const reservation = await ledger.reserve(units, { force });
+		this.latest = reservation.spent;
+		return reservation;
 	}
 
-	/** Takes back what add() counted for a call that was not billed after all. */
-	refund(yuan: number): void {
-		if (yuan > 0) this.memory.spentYuan.set(this.account, Math.max(0, roundYuan(this.spentYuan - yuan)));
+	private async giveBack(units: number, period: LedgerPeriod): Promise<void> {
+		if (units <= 0 || !this.ledger) return;
+		try {
+			this.latest = await (await this.ledger).refund(units, period);
+		} catch {
+			// Not given back: it stays counted, the safe side.
+		}
 	}
 
 	/**
-	 * Before the first paid call of a node: the error that stops the node when what this execution
-	 * already spent plus this node's estimate would pass the cap. `what` says what the estimate counts.
+	 * Before the first paid call of a node: reserves the node's estimate, or the error that stops
+	 * the node (the cap; with `whole`, a budget too; the store failing). A budget the estimate would
+	 * pass otherwise leaves each attempt to reserve its own price, so that what fits is still made.
+	 * `what` says what the estimate counts.
 	 */
-	overCap(estimateYuan: number, what: string): NodeOperationError | undefined {
-		if (this.capYuan <= 0 || estimateYuan <= 0) return undefined;
-		const total = roundYuan(this.spentYuan + estimateYuan);
-		if (total <= this.capYuan + 1e-9) return undefined;
-		return new NodeOperationError(
-			this.ctx.getNode(),
-			`Spending cap: this node's paid calls are estimated at ${roundYuan(estimateYuan)} yuan (${what}); with ${this.spentYuan} yuan already spent in this execution with this credential that is ${total} yuan, above the cap of ${this.capYuan} yuan`,
-			{ description: `No paid call was made by this node. Raise ${CAP_FIELD}, or give the node fewer items.` },
-		);
+	async reserveEstimate(estimateYuan: number, what: string, { whole = false } = {}): Promise<NodeOperationError | undefined> {
+		if (!this.limited || estimateYuan <= 0) return undefined;
+		const units = toUnits(estimateYuan);
+		let reservation: Reservation;
+		try {
+			reservation = await this.reserve(units);
+		} catch (error) {
+			return new NodeOperationError(this.ctx.getNode(), `Not sent: ${storeFailure(error)}`, {
+				description: 'No paid call was made by this node: without the store its spend cannot be counted. Fix the store named, or set the cap and budgets of the credential to 0.',
+			});
+		}
+		if (reservation.ok) {
+			this.addToPool(units, reservation.period);
+			return undefined;
+		}
+		if (reservation.limit !== 'cap' && !whole) return undefined;
+		return new NodeOperationError(this.ctx.getNode(), estimateRefusal(estimateYuan, what, reservation), {
+			description: `No paid call was made by this node. ${refusalFix(reservation.limit)}`,
+		});
 	}
 
-	checkEstimate(estimateYuan: number, what: string): void {
-		const error = this.overCap(estimateYuan, what);
+	async checkEstimate(estimateYuan: number, what: string): Promise<void> {
+		const error = await this.reserveEstimate(estimateYuan, what);
 		if (error) throw error;
 	}
 
 	/**
 	 * Before one attempt of a call (the transport asks, attempt by attempt): counts what the gateway
 	 * may bill for it, whatever becomes of its answer, or says why it may not be made. The transport
-	 * gives it back (refund) only when the gateway certainly did not bill the attempt.
+	 * calls giveBack only when the gateway certainly did not bill the attempt.
 	 */
-	reserveAttempt(operation: OperationName): { yuan: number; refusal?: undefined } | { refusal: string } {
+	async reserveAttempt(operation: OperationName): Promise<AttemptReservation> {
 		const yuan = attemptPrice(operation);
-		if (yuan <= 0) return { yuan: 0 };
-		const total = roundYuan(this.spentYuan + yuan);
-		if (this.capYuan > 0 && total > this.capYuan + 1e-9) {
-			return {
-				refusal: `Spending cap: ${yuan} yuan more would bring this execution's spend with this credential to ${total} yuan, above the cap of ${this.capYuan} yuan`,
-			};
+		if (yuan <= 0 || !this.limited) return { yuan: 0, giveBack: nothingToGiveBack };
+		const units = toUnits(yuan);
+		if (this.pool >= units) {
+			this.pool -= units;
+			return { yuan, giveBack: async () => void (this.pool += units) };
 		}
-		this.add(yuan);
-		return { yuan };
+		let reservation: Reservation;
+		try {
+			reservation = await this.reserve(units);
+		} catch (error) {
+			return { refusal: storeFailure(error), hint: 'Fix the store named, or set the cap and budgets of the credential to 0.' };
+		}
+		if (!reservation.ok) return { refusal: attemptRefusal(yuan, reservation), hint: refusalFix(reservation.limit) };
+		return { yuan, giveBack: async () => await this.giveBack(units, reservation.period) };
 	}
 
-	/** Before one more paid call of a listing that counts its pages as they come. */
-	checkNextCall(priceYuan: number, doneSoFar: string): void {
-		if (this.capYuan <= 0) return;
-		const total = roundYuan(this.spentYuan + priceYuan);
-		if (total <= this.capYuan + 1e-9) return;
-		throw new NodeOperationError(
-			this.ctx.getNode(),
-			`Spending cap: the next paid call (${priceYuan} yuan) would bring this execution's spend with this credential to ${total} yuan, above the cap of ${this.capYuan} yuan; stopped after ${doneSoFar}`,
-			{ description: `Raise ${CAP_FIELD}, or use a Limit instead of Return All.` },
-		);
+	/** Before one more paid call of a listing that counts its pages as they come: reserves its price, or stops the node. */
+	async checkNextCall(priceYuan: number, doneSoFar: string): Promise<void> {
+		const units = toUnits(priceYuan);
+		if (!this.limited || this.pool >= units) return;
+		let reservation: Reservation;
+		try {
+			reservation = await this.reserve(units);
+		} catch (error) {
+			throw new NodeOperationError(this.ctx.getNode(), `Not sent: ${storeFailure(error)}; stopped after ${doneSoFar}`, { description: 'Fix the store named, or set the cap and budgets of the credential to 0.' });
+		}
+		if (!reservation.ok) {
+			throw new NodeOperationError(this.ctx.getNode(), `${attemptRefusal(priceYuan, reservation, `the next paid call (${priceYuan} yuan)`)}; stopped after ${doneSoFar}`, {
+				description: refusalFix(reservation.limit, 'use a Limit instead of Return All'),
+			});
+		}
+		this.addToPool(units, reservation.period);
+	}
+
+	/** An SMS that went out (or may have): takes its cost from the node's reserve, else counts it at once, limits or not (it may be billed). */
+	async spend(yuan: number): Promise<void> {
+		const units = toUnits(yuan);
+		if (!this.limited || units <= 0) return;
+		if (this.pool >= units) {
+			this.pool -= units;
+			return;
+		}
+		await this.reserve(units, true).catch(() => undefined);
+	}
+
+	/** The node's end: gives back what its reserve did not spend; returns the budget line for its bill. */
+	async settle(): Promise<string | undefined> {
+		const units = this.pool;
+		this.pool = 0;
+		if (this.poolPeriod) await this.giveBack(units, this.poolPeriod);
+		return this.latest && budgetLine(this.limits, this.latest);
+	}
+
+	private addToPool(units: number, period: LedgerPeriod): void {
+		// A reserve from another day is given back there first: each period gets back what it counted.
+		if (this.poolPeriod && this.poolPeriod.day !== period.day && this.pool > 0) void this.giveBack(this.pool, this.poolPeriod).catch(() => undefined);
+		if (this.poolPeriod?.day !== period.day) this.pool = 0;
+		this.pool += units;
+		this.poolPeriod = period;
 	}
 }
+
+const storeFailure = (error: unknown) => `the spending cap and budgets could not be counted: ${error instanceof Error ? error.message : String(error)}`;
 
 /** "3 × Get Vehicle Detail at 1.2 yuan" */
 export function describeCalls(count: number, operation: OperationName): string {

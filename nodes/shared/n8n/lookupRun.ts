@@ -15,7 +15,7 @@ import type { QueryValue } from '../transport/gatewayClient';
 import { Batch, callEach } from './batch';
 import { errorItem, errorItemForm } from './errorItems';
 import { answerOf, DatedAnswer, startLookup, type Answered, type Lookup, type LookupDefinition, type LookupOffer, type LookupPlan } from './lookupDefinition';
-import { checkSpendingCap, LookupCalls, refuseBeyondQuota, reserveQuota, settleQuota, takeKeptLookups, type LookupBatch } from './lookupSteps';
+import { checkSpendingCap, LookupCalls, refuseBeyondQuota, reserveQuota, settleQuota, settleSpend, takeKeptLookups, type LookupBatch } from './lookupSteps';
 import { ItemInput } from './parameters';
 
 type Params = Record<string, QueryValue>;
@@ -29,9 +29,10 @@ export async function runLookup<P extends Params, A>(ctx: IExecuteFunctions, def
 	let firstAskers: Uint8Array | undefined;
 	try {
 		refuseBeyondQuota(lookup, batch, calls, reservation);
-		firstAskers = checkSpendingCap(lookup, batch, calls);
+		firstAskers = await checkSpendingCap(lookup, batch, calls);
 		await callEach(batch, calls);
 	} finally {
+		await settleSpend(lookup);
 		await settleQuota(lookup, reservation, calls.attempted);
 	}
 	noteLookupRun(ctx, { answered: answeredItems(batch), earlier: kept.size });

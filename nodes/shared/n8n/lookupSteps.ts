@@ -6,7 +6,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import { GatewayFailure } from '../errors/failures';
-import { countCall, noteLookupRun } from '../money/bill';
+import { countCall, noteBudget, noteLookupRun } from '../money/bill';
 import { describeCalls, priceOf } from '../money/spend';
 import { keepForLater, takeKeptAnswers } from '../lookups/reuse';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls } from '../lookups/telephoneQuota';
@@ -139,11 +139,11 @@ export async function settleQuota<P extends Params, A>(lookup: Lookup<P, A>, res
 }
 
 /**
- * Check the spending cap before the first paid call: one price per distinct question not yet
- * answered in this execution. Returns the item of this run that asks each question first (1 in
+ * Check the spending cap and budgets before the first paid call: one price per distinct question
+ * not yet answered in this execution, reserved at once. Returns the item of this run that asks each question first (1 in
  * its place): it reports the price. A refusal fails every waiting item.
  */
-export function checkSpendingCap<P extends Params, A>(lookup: Lookup<P, A>, batch: LookupBatch<P, A>, calls: LookupCalls<P, A>): Uint8Array | undefined {
+export async function checkSpendingCap<P extends Params, A>(lookup: Lookup<P, A>, batch: LookupBatch<P, A>, calls: LookupCalls<P, A>): Promise<Uint8Array | undefined> {
 	if (!lookup.paid) return undefined;
 	// A byte per item, not a map entry per question.
 	const firstAskers = new Uint8Array(batch.size);
@@ -158,11 +158,14 @@ export function checkSpendingCap<P extends Params, A>(lookup: Lookup<P, A>, batc
 	}
 	const { operation } = lookup.definition;
 	if (newCalls > 0) {
-		try {
-			spendMeter(lookup.ctx, lookup.client).checkEstimate(newCalls * priceOf(operation), describeCalls(newCalls, operation));
-		} catch (error) {
-			batch.refuseAll(error);
-		}
+		// Reserves the estimate in the store (the cap, the budgets); each call then takes from it.
+		const refusal = await spendMeter(lookup.ctx, lookup.client).reserveEstimate(newCalls * priceOf(operation), describeCalls(newCalls, operation));
+		if (refusal) batch.refuseAll(refusal);
 	}
 	return firstAskers;
+}
+
+/** Gives back what the run reserved and did not spend; the bill shows the budgets' line. */
+export async function settleSpend<P extends Params, A>(lookup: Lookup<P, A>): Promise<void> {
+	noteBudget(lookup.ctx, await spendMeter(lookup.ctx, lookup.client).settle());
 }

@@ -15,7 +15,11 @@ import { startSweep } from './sweep';
  * | one node run       | sends and changes (Retry On Fail keeps the run index,    | ExecutionMemory (below), keyed by runKey():|
  * |                    | so a re-run finds them; a loop raises it: a new send)    | node + run index + item                    |
  * | one execution      | answers to identical paid questions (shared by runs and  | ExecutionMemory, by execution id; a sweep  |
- * |                    | nodes), money spent per credential                       | forgets idle ones (MEMORY_BOUNDS)          |
+ * |                    | nodes)                                                   | forgets idle ones (MEMORY_BOUNDS)          |
+ * | one execution      | money spent per account (the spending cap), kept 35 days | the durable store, same pick as below      |
+ * |                    | for long Waits (money/ledger.ts)                         | (survives the sweep and other workers)     |
+ * | across executions  | money spent per account and China day and month (the     | the durable store, same pick; 3 and 62     |
+ * |                    | budgets: money/ledger.ts)                                | days                                       |
  * | across executions  | SMS send records: each item's send (reserved, outcome    | the durable store (store/durableStore.ts), |
  * |                    | unknown, sent; released = gone) by node, execution, run  | picked by store/openStore.ts: the          |
  * |                    | index and item; each message for the repeat window; per- | credential's Redis, n8n's queue Redis, an  |
@@ -96,8 +100,6 @@ export class ExecutionMemory {
 	readonly sends: Map<string, { outcome: Promise<string>; request: unknown }> = new MemoryMap(this, false);
 	/** Creates, updates and deletes of signatures and templates, by runKey. */
 	readonly changes: Map<string, { outcome: Promise<unknown> }> = new MemoryMap(this, false);
-	/** Yuan spent per account (credential) by the nodes of this execution. */
-	readonly spentYuan: Map<string, number> = new MemoryMap(this, false);
 }
 
 /**

@@ -11,23 +11,37 @@ import { redactSecret } from '../errors/redact';
 import { accountKeyOf, CREDENTIAL_TYPE } from '../gateway/account';
 import { redisFor } from '../store/redis/connection';
 import { SpendMeter } from '../money/spend';
+import { openDurableStore } from '../store/openStore';
 import { GatewayClient } from './gatewayClient';
-import { settingsFromCredentials } from './settings';
+import { settingsFromCredentials, type GatewaySettings } from './settings';
 
 export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';
 
+/** The meter of each client a node run made: its steps and its client share one reserve. */
+const meters = new WeakMap<GatewayClient, SpendMeter>();
+
+function meterFor(ctx: IExecuteFunctions, account: string, settings: GatewaySettings): SpendMeter {
+	let opened: ReturnType<typeof openDurableStore> | undefined;
+	return new SpendMeter(ctx, account, settings.money, async () => await (opened ??= openDurableStore(ctx)));
+}
+
 /**
  * The gateway client for the credential selected on the node. Every attempt of its paid calls
- * counts against the credential's spending cap for this execution, or is refused by it.
+ * counts against the credential's spending cap and budgets, or is refused by them.
  */
 export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClient> {
 	const settings = settingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
-	return new GatewayClient(settings, { spend: new SpendMeter(ctx, accountKeyOf(settings.baseUrl, settings.appCode), settings.maxSpendYuan) });
+	const meter = meterFor(ctx, accountKeyOf(settings.baseUrl, settings.appCode), settings);
+	const client = new GatewayClient(settings, { spend: meter });
+	meters.set(client, meter);
+	return client;
 }
 
-/** What this execution spent with the client's credential, against the credential's cap. */
+/** The client's meter: what was spent with its credential, against the cap and budgets. */
 export function spendMeter(ctx: IExecuteFunctions, client: GatewayClient): SpendMeter {
-	return new SpendMeter(ctx, client.accountKey, client.settings.maxSpendYuan);
+	let meter = meters.get(client);
+	if (!meter) meters.set(client, (meter = meterFor(ctx, client.accountKey, client.settings)));
+	return meter;
 }
 
 /** Call options that cancel with the execution and log through n8n's logger. */

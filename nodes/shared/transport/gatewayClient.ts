@@ -11,7 +11,7 @@ import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
 import { buildQueryString, GatewayAttempts, type QueryValue } from './attempt';
 import { failureMaker, finalFailure, notSentFailure, seconds, type MakeFailure } from './failure';
 import { backoffDelay, MAX_RETRY_AFTER_MS, MIN_ATTEMPT_MS } from './retry';
-import { CAP_FIELD, type SpendMeter } from '../money/spend';
+import type { SpendMeter } from '../money/spend';
 import type { GatewaySettings } from './settings';
 
 // The transport's stages, in order: settings (settings.ts), one attempt over the pooled connection
@@ -25,7 +25,7 @@ export interface CallOptions {
 }
 
 /** The spend of the execution the client calls for: each attempt of a paid call is counted, or refused, there. */
-export type AttemptSpend = Pick<SpendMeter, 'reserveAttempt' | 'refund'>;
+export type AttemptSpend = Pick<SpendMeter, 'reserveAttempt'>;
 
 /**
  * The only place that talks HTTP to the gateway: limiter, timeout, retries for idempotent
@@ -105,10 +105,10 @@ export class GatewayClient {
 				throw notSentFailure(this.fail, operation, undefined, options.signal, budgetMs);
 			}
 			deadline ??= Date.now() + budgetMs;
-			const reserved = this.spend?.reserveAttempt(operation) ?? { yuan: 0 };
-			if (reserved.refusal !== undefined) {
+			const reserved = this.spend ? await this.spend.reserveAttempt(operation) : undefined;
+			if (reserved?.refusal !== undefined) {
 				release();
-				throw this.overCap(operation, reserved.refusal, lastFailure && { failure: lastFailure, mayBeBilled: lastMayBeBilled }, attempt - 1, budgetMs, deadline);
+				throw this.overCap(operation, reserved, lastFailure && { failure: lastFailure, mayBeBilled: lastMayBeBilled }, attempt - 1, budgetMs, deadline);
 			}
 			let result: AttemptResult;
 			try {
@@ -116,7 +116,7 @@ export class GatewayClient {
 			} finally {
 				release();
 			}
-			if (!result.mayBeBilled) this.spend?.refund(reserved.yuan);
+			if (!result.mayBeBilled) await reserved?.giveBack();
 
 			if (result.envelope) {
 				this.limiter.onAccepted();
@@ -158,18 +158,18 @@ export class GatewayClient {
 	}
 
 	/**
-	 * An attempt the spending cap does not allow: the first is not sent; a retry is not made, and the
-	 * item fails with the attempt before it (which still counts when its answer may have been billed).
+	 * An attempt the spending cap or a budget does not allow (or that the store could not count): the
+	 * first is not sent; a retry is not made, and the item fails with the attempt before it (which
+	 * still counts when its answer may have been billed).
 	 */
 	private overCap(
 		operation: OperationName,
-		refusal: string,
+		{ refusal, hint }: { refusal: string; hint: string },
 		last: { failure: GatewayFailure; mayBeBilled: boolean } | undefined,
 		attempts: number,
 		budgetMs: number,
 		deadline: number,
 	): GatewayFailure {
-		const hint = `Raise ${CAP_FIELD}, or give the node fewer items.`;
 		if (!last) return this.fail(operation, 'not-sent', `not sent: ${refusal}`, { hint: `Nothing was sent or paid for this item. ${hint}` });
 		const failure = finalFailure(this.fail, last.failure, attempts, budgetMs, deadline);
 		return this.fail(operation, failure.kind, `${failure.message}; not tried again: ${refusal}`, {
@@ -177,7 +177,7 @@ export class GatewayClient {
 			gatewayCode: failure.gatewayCode,
 			hint: last.mayBeBilled
 				? `The gateway may have billed the attempt whose answer was lost, so it counts against the cap. Check the item before running it again. ${hint}`
-				: `Other paid calls of this execution reached the cap meanwhile. ${hint}`,
+				: `Other paid calls reached the limit meanwhile. ${hint}`,
 		});
 	}
 

@@ -1,6 +1,7 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import type { LimiterSettings } from '../limits/limiter';
+import type { MoneyLimits } from '../money/ledger';
 import { redisSettingsFromCredentials } from '../store/redis/settings';
 import { DEFAULT_LIMITER_SETTINGS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from './defaults';
 
@@ -14,8 +15,8 @@ export interface GatewaySettings {
 	/** Extra attempts after the first, for idempotent operations only. */
 	maxRetries: number;
 	limiter: LimiterSettings;
-	/** The credential's spending cap per execution in yuan; 0 means none. */
-	maxSpendYuan: number;
+	/** The cap and the account's budgets per China day and month, in yuan; 0 means none. */
+	money: MoneyLimits;
 }
 
 function positiveNumber(value: unknown, fallback: number): number {
@@ -32,7 +33,12 @@ export function settingsFromCredentials(credentials: ICredentialDataDecryptedObj
 		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
 		timeoutMs,
 		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),
-		maxSpendYuan: positiveNumber(credentials.maxSpendPerExecution, 0),
+		// Credentials saved before the budgets existed lack the fields: no budget.
+		money: {
+			capYuan: positiveNumber(credentials.maxSpendPerExecution, 0),
+			dailyYuan: positiveNumber(credentials.dailyBudgetYuan, 0),
+			monthlyYuan: positiveNumber(credentials.monthlyBudgetYuan, 0),
+		},
 		limiter: {
 			maxConcurrent: Math.max(1, Math.floor(positiveNumber(credentials.maxConcurrent, DEFAULT_LIMITER_SETTINGS.maxConcurrent))),
 			maxPerSecond: positiveNumber(credentials.maxPerSecond, DEFAULT_LIMITER_SETTINGS.maxPerSecond),

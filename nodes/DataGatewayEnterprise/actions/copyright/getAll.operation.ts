@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { Batch, callEach } from '../../../shared/n8n/batch';
 import { openLookup, type LookupContext } from '../../../shared/n8n/lookupOperation';
-import { noteLookupRun, type BillKind } from '../../../shared/money/bill';
+import { noteBudget, noteLookupRun, type BillKind } from '../../../shared/money/bill';
+import { spendMeter } from '../../../shared/transport/clientForNode';
 import { NODE_VERSION_1_2, simplifyProperties } from '../../../shared/n8n/description';
 import { errorItem, errorItemForm } from '../../../shared/n8n/errorItems';
 import { ItemInput } from '../../../shared/n8n/parameters';
@@ -93,11 +94,16 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const batch = await planListings(this, lookup);
 	const reader = new PageReader(this, lookup.client, lookup.options, hints);
 	try {
-		await reader.prepare([...batch.waiting()].map((itemIndex) => batch.plans[itemIndex] as Listing));
-	} catch (error) {
-		batch.refuseAll(error);
+		try {
+			await reader.prepare([...batch.waiting()].map((itemIndex) => batch.plans[itemIndex] as Listing));
+		} catch (error) {
+			batch.refuseAll(error);
+		}
+		await callEach(batch, reader);
+	} finally {
+		// Gives back what the listing reserved and did not spend.
+		noteBudget(this, await spendMeter(this, lookup.client).settle());
 	}
-	await callEach(batch, reader);
 	noteLookupRun(this, { earlier: reader.earlierPages() });
 	const fresh = await newRecords(this, lookup, hints, batch);
 	const items = presentListings(lookup, batch, fresh);

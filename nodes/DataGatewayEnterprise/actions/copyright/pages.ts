@@ -106,7 +106,7 @@ export class PageReader implements ItemCalls<Listing, Listed> {
 		for (const { listing, pages } of needed.values()) {
 			for (let pageIndex = 1; pageIndex <= pages; pageIndex++) if (!this.answers.has(this.pageKey(listing, pageIndex))) calls++;
 		}
-		this.meter.checkEstimate(calls * this.price, describeCalls(calls, 'enterpriseCopyright'));
+		await this.meter.checkEstimate(calls * this.price, describeCalls(calls, 'enterpriseCopyright'));
 	}
 
 	/**
@@ -165,7 +165,7 @@ export class PageReader implements ItemCalls<Listing, Listed> {
 
 	/** A paid page: the cap checked first; kept for later executions when the item asks. */
 	private async payPage(listing: Listing, pageIndex: number, key: string, doneSoFar: string): Promise<CopyrightPage | MisshapenAnswer> {
-		this.meter.checkNextCall(this.price, doneSoFar);
+		await this.meter.checkNextCall(this.price, doneSoFar);
 		// The client counts each attempt against the cap before it is sent.
 		const page = await countedCall(this.ctx, async () =>
 			await this.client.call('enterpriseCopyright', { keyword: listing.keyword, pageIndex, pageSize: listing.pageSize }, copyrightPageSchema, this.options).then(

@@ -1,3 +1,4 @@
+import { noteBudget } from '../../../../shared/money/bill';
 import { RecordsFailure } from '../../../../shared/store/sendRecords/sendRecords';
 import { keptRecordsText, stoppedBatchError, unmarkedText, withUnreleased } from '../../sendErrors';
 import type { SendRun } from './sendRun';
@@ -35,6 +36,8 @@ export async function finishSends<T>(run: SendRun, settled: Settled<T>): Promise
 		if (released) ctx.addExecutionHints?.({ message: keptRecordsText(released, window), location: 'outputPane' });
 		return settled.result;
 	} finally {
+		// What the cap and budgets reserved for sends that did not go out is given back.
+		noteBudget(ctx, await run.meter.settle());
 		await run.deliveries.finish();
 	}
 }

@@ -143,8 +143,8 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 		template: (sendOptions.templateContent as string) || undefined,
 		from: 'options',
 	};
-	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap does.
-	const needs = run.meter.capYuan > 0 ? 'the spending cap needs the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
+	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap and budgets do.
+	const needs = run.meter.limited ? 'the spending cap and budgets need the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
 	if (needs === undefined || (given.signature !== undefined && given.template !== undefined)) return given;
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);

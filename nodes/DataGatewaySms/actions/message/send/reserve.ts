@@ -39,15 +39,19 @@ export async function reserveSends(run: SendRun, plans: Map<number, SendPlan>): 
 	return refused;
 }
 
-/** The spending cap over the sends about to be made: above it, every reservation is released and the node stops. */
+/**
+ * The spending cap and budgets over the sends about to be made, reserved at once in the store: above
+ * a limit (or with the store failing), every reservation is released and the node stops.
+ */
 async function checkCap(run: SendRun, toSend: SendPlan[]): Promise<void> {
 	const { ctx, records, meter } = run;
-	if (meter.capYuan <= 0 || toSend.length === 0) return;
+	if (!meter.limited || toSend.length === 0) return;
 	const segments = toSend.reduce((sum, plan) => sum + (plan.size?.segments ?? 1), 0);
 	const counted = lengthNote(toSend);
-	const overCap = meter.overCap(
+	const overCap = await meter.reserveEstimate(
 		roundYuan(toSend.reduce((sum, plan) => sum + smsCostYuan(plan.size), 0)),
 		`${toSend.length} SMS, ${plural(segments, 'message segment')} at ${priceOf('smsSend')} yuan; ${counted}`,
+		{ whole: true },
 	);
 	if (overCap) {
 		await records.release(records.holding()).catch((failure: unknown) => withKeptRecords(overCap, failure, records.repeatWindowMinutes));

@@ -62,7 +62,7 @@ async function callGateway(run: SendRun, plan: SendPlan, base: SendBase): Promis
 	} catch (error) {
 		// Code 0 without a usable task ID: the gateway took the message, so it is sent, not unknown.
 		if (error instanceof MisshapenAnswer) {
-			run.meter.add(smsCostYuan(plan.size));
+			await run.meter.spend(smsCostYuan(plan.size));
 			run.outcomes.sentItem(plan.itemIndex, null, true);
 			return sentWithoutTaskId(run, plan, base, error, false);
 		}
@@ -71,11 +71,11 @@ async function callGateway(run: SendRun, plan: SendPlan, base: SendBase): Promis
 			if (memory.sends.get(plan.key) === entry) memory.sends.delete(plan.key);
 			throw await notSent(run, plan, error);
 		}
-		run.meter.add(smsCostYuan(plan.size)); // it may have gone out and be billed
+		await run.meter.spend(smsCostYuan(plan.size)); // it may have gone out and be billed
 		run.outcomes.unknownItem(plan.itemIndex, plan.phone);
 		throw unknownOutcomeError(ctx.getNode(), plan.itemIndex, `outcome unknown, the SMS to ${plan.phone} may have been sent: ${error.message}`, error);
 	}
-	run.meter.add(smsCostYuan(plan.size));
+	await run.meter.spend(smsCostYuan(plan.size));
 	run.outcomes.sentItem(plan.itemIndex, taskId, true);
 	return { taskId, ...base, deduplicated: false, skippedAsRepeat: false, costYuan: smsCostYuan(plan.size), ...plan.size };
 }
