@@ -90,20 +90,7 @@ export class GatewayClient {
 		let lastMayBeBilled = false;
 
 		for (let attempt = 1; ; attempt++) {
-			let release: () => void;
-			try {
-				release = this.limiter.tryAcquire() ?? (await this.limiter.acquire(options.signal, deadline === undefined ? Date.now() + budgetMs : deadline - minAttemptMs));
-			} catch (error) {
-				// A retry the limiter would start too late is not made: the last failure stands.
-				if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
-					throw finalFailure(this.fail, lastFailure, attempt - 1, budgetMs, deadline);
-				}
-				throw notSentFailure(this.fail, operation, error, options.signal, budgetMs);
-			}
-			if (options.signal?.aborted) {
-				release();
-				throw notSentFailure(this.fail, operation, undefined, options.signal, budgetMs);
-			}
+			const release = await this.takeTurn(operation, options.signal, { deadline, minAttemptMs, budgetMs, lastFailure, attempt });
 			deadline ??= Date.now() + budgetMs;
 			const reserved = this.spend ? await this.spend.reserveAttempt(operation) : undefined;
 			if (reserved?.refusal !== undefined) {
@@ -125,24 +112,7 @@ export class GatewayClient {
 			const failure = result.failure as GatewayFailure;
 			lastFailure = failure;
 			lastMayBeBilled = result.mayBeBilled;
-			const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
-			// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
-			if (failure.httpStatus === 429) this.limiter.onThrottled(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs());
-			else this.limiter.onAccepted();
-
-			const left = deadline - Date.now();
-			if (retryAfterMs !== undefined && retryAfterMs > Math.min(left, MAX_RETRY_AFTER_MS) && result.retryable) {
-				throw this.fail(
-					operation,
-					failure.kind,
-					`${failure.message}; it asked to wait ${seconds(retryAfterMs)} s (Retry-After), longer than this item may wait (Timeout ${seconds(budgetMs)} s, at most ${MAX_RETRY_AFTER_MS / 1000} s)`,
-					{ httpStatus: failure.httpStatus, retryAfterMs, hint: failure.hint },
-				);
-			}
-			const wait = retryAfterMs ?? backoffDelay(attempt);
-			if (!result.retryable || attempt >= maxAttempts || wait + minAttemptMs > left) {
-				throw finalFailure(this.fail, failure, attempt, budgetMs, deadline);
-			}
+			const wait = this.retryWait(operation, failure, result.retryable, { attempt, maxAttempts, deadline, budgetMs, minAttemptMs });
 			options.logger?.debug(
 				redactSecret(
 					`Data Gateway: ${OPERATIONS[operation].label} attempt ${attempt} failed (${failure.kind}${failure.httpStatus ? ` ${failure.httpStatus}` : ''}); retrying in ${wait} ms`,
@@ -155,6 +125,60 @@ export class GatewayClient {
 				throw this.fail(operation, 'cancelled', 'the execution was cancelled');
 			}
 		}
+	}
+
+	/**
+	 * The attempt's turn from the limiter, waited for within the item's Timeout. A retry the limiter
+	 * would start too late is not made: the last failure stands; a first attempt fails not sent.
+	 */
+	private async takeTurn(
+		operation: OperationName,
+		signal: AbortSignal | undefined,
+		{ deadline, minAttemptMs, budgetMs, lastFailure, attempt }: { deadline?: number; minAttemptMs: number; budgetMs: number; lastFailure?: GatewayFailure; attempt: number },
+	): Promise<() => void> {
+		let release: () => void;
+		try {
+			release = this.limiter.tryAcquire() ?? (await this.limiter.acquire(signal, deadline === undefined ? Date.now() + budgetMs : deadline - minAttemptMs));
+		} catch (error) {
+			if (error instanceof LimiterWaitTooLong && lastFailure && deadline !== undefined) {
+				throw finalFailure(this.fail, lastFailure, attempt - 1, budgetMs, deadline);
+			}
+			throw notSentFailure(this.fail, operation, error, signal, budgetMs);
+		}
+		if (signal?.aborted) {
+			release();
+			throw notSentFailure(this.fail, operation, undefined, signal, budgetMs);
+		}
+		return release;
+	}
+
+	/**
+	 * After a failed attempt: tells the limiter (a 429 pauses the credential), then either the wait
+	 * before the next attempt or the item's failure when no retry may be made in the time left.
+	 */
+	private retryWait(
+		operation: OperationName,
+		failure: GatewayFailure,
+		retryable: boolean,
+		{ attempt, maxAttempts, deadline, budgetMs, minAttemptMs }: { attempt: number; maxAttempts: number; deadline: number; budgetMs: number; minAttemptMs: number },
+	): number {
+		const retryAfterMs = failure.httpStatus === 429 ? failure.retryAfterMs : undefined;
+		// The shared pause never outlasts what a call would wait for: one long Retry-After must not stall the credential.
+		if (failure.httpStatus === 429) this.limiter.onThrottled(retryAfterMs ?? backoffDelay(attempt), this.maxWaitMs());
+		else this.limiter.onAccepted();
+
+		const left = deadline - Date.now();
+		if (retryAfterMs !== undefined && retryAfterMs > Math.min(left, MAX_RETRY_AFTER_MS) && retryable) {
+			throw this.fail(
+				operation,
+				failure.kind,
+				`${failure.message}; it asked to wait ${seconds(retryAfterMs)} s (Retry-After), longer than this item may wait (Timeout ${seconds(budgetMs)} s, at most ${MAX_RETRY_AFTER_MS / 1000} s)`,
+				{ httpStatus: failure.httpStatus, retryAfterMs, hint: failure.hint },
+			);
+		}
+		const wait = retryAfterMs ?? backoffDelay(attempt);
+		if (!retryable || attempt >= maxAttempts || wait + minAttemptMs > left) throw finalFailure(this.fail, failure, attempt, budgetMs, deadline);
+		return wait;
 	}
 
 	/**
