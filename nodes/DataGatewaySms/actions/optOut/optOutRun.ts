@@ -8,6 +8,7 @@ import type { DurableStore } from '../../../shared/store/durableStore';
 import { hintStoreFallback, openDurableStore } from '../../../shared/store/openStore';
 import { changeOptOuts, readOptOuts } from '../../../shared/store/optOutList';
 import { gatewayClient } from '../../../shared/transport/clientForNode';
+import { phoneNumberField } from '../phoneField';
 
 /**
  * The opt-out list's operations (Add, Remove, Check): free, no gateway call. Every item's number is
@@ -23,16 +24,10 @@ const OPTIONS: Record<OptOutOperation, INodePropertyOptions> = {
 };
 
 /** The one field of every opt-out operation. */
-export const optOutPhoneProperty: INodeProperties = {
-	displayName: 'Phone Number',
-	name: 'phone',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'e.g. 13800138000',
-	description: 'A mainland mobile number. Spaces, dashes and a +86 prefix are removed, as Send removes them, so each number is one entry whatever its form.',
-	displayOptions: { show: { resource: ['optOut'] } },
-};
+export const optOutPhoneProperty: INodeProperties = phoneNumberField(
+	'A mainland mobile number. Spaces, dashes and a +86 prefix are removed, as Send removes them, so each number is one entry whatever its form.',
+	{ resource: ['optOut'] },
+);
 
 /** The Operation dropdown of the Opt-Out resource. */
 export const optOutOperationProperty: INodeProperties = {

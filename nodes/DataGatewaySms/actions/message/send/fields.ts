@@ -7,6 +7,7 @@ import { sendWindowOption } from '../../../../shared/checks/sendWindow';
 import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
 import { pickerField } from '../../catalogue/pickByName';
+import { phoneNumberField } from '../../phoneField';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
 
@@ -53,16 +54,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 	return [
 		...idFields('signId', 'Signature ID', 'signature', show),
 		...idFields('templateId', 'Template ID', 'template', show),
-		{
-			displayName: 'Phone Number',
-			name: 'phone',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: 'e.g. 13800138000',
-			description: 'A mainland mobile number. Spaces, dashes and a +86 prefix are removed.',
-			displayOptions: { show },
-		},
+		phoneNumberField('A mainland mobile number. Spaces, dashes and a +86 prefix are removed.', show),
 		...variablesInputFields(show),
 		templateVariablesField(show),
 		{
