@@ -93,7 +93,7 @@ export async function checkPreview(page: Page, rest: N8nRest, url: string, crede
 	const output = await page.locator('[data-test-id="output-panel"]').innerText();
 	await screenshot(page, 'sms-preview');
 	await page.keyboard.press('Escape');
-	assert.ok(hints.some((hint) => /^Preview only: no SMS sent, 0 yuan; sending these 1 SMS would cost 0\.035 yuan/.test(hint)), `the preview's bill line: ${JSON.stringify(hints)}`);
+	assert.ok(hints.some((hint) => /^Preview only: no SMS sent, 0 yuan; sending this SMS would cost 0\.035 yuan/.test(hint)), `the preview's bill line: ${JSON.stringify(hints)}`);
 	assert.match(output, /【数据网关】您的验证码是246810，5分钟内有效。/, `the output shows the exact message:\n${output}`);
 	assert.equal(await sendCount(emulatorUrl), sendsBefore, 'the preview sent nothing');
 }

@@ -122,6 +122,8 @@ describe('Preview: the exact message, its length, segments and cost, and nothing
 		const result = await runSms(preview(), [{ phone: '13900032003', code: 'y'.repeat(50) }]);
 		// 【数据网关】 6 + 您的验证码是 6 + 50 + ，5分钟内有效。 8 = 70: the longest single message (docs/gateway-api.md, Limits).
 		expect(result.json()[0]).toMatchObject({ length: 70, segments: 1, estimatedCostYuan: 0.035 });
+		// One message reads as one, not "these 1 SMS".
+		expect(hints(result)).toEqual([{ type: 'info', message: 'Preview only: no SMS sent, 0 yuan; sending this SMS would cost 0.035 yuan when delivered (1 message segment)' }]);
 	});
 
 	it('an item the send would refuse is an error item, before paying, naming why', async () => {

@@ -178,7 +178,7 @@ export function smsPreviewBill(items: INodeExecutionData[]): string {
 	const segments = previews.reduce((sum, json) => sum + (Number(json.segments) || 0), 0);
 	const yuan = previews.reduce((sum, json) => sum + (Number(json.estimatedCostYuan) || 0), 0);
 	const failed = countItems(items).failed;
-	const parts = [`Preview only: no SMS sent, 0 yuan; sending these ${plural(previews.length, 'SMS', 'SMS')} would cost ${roundYuan(yuan)} yuan when delivered (${plural(segments, 'message segment')})`];
+	const parts = [`Preview only: no SMS sent, 0 yuan; sending ${previews.length === 1 ? 'this SMS' : `these ${previews.length} SMS`} would cost ${roundYuan(yuan)} yuan when delivered (${plural(segments, 'message segment')})`];
 	if (failed > 0) parts.push(`${plural(failed, 'item')} would be refused`);
 	return parts.join('; ');
 }
