@@ -7,7 +7,7 @@ import { screenshot } from './shots';
 
 /** What each node lists under "Actions" in the node creator (the trigger's events are listed with Data Gateway SMS). */
 const ACTIONS: Record<string, string[]> = {
-	'Data Gateway Vehicle': ['Get violation support rules', 'Query violations of a vehicle', 'Get vehicle detail'],
+	'Data Gateway Vehicle': ['Query violations of a vehicle', 'Get violation support rules', 'Get vehicle detail'],
 	'Data Gateway Enterprise': ['Get company registration details', 'Get many copyright registrations'],
 	'Data Gateway Telephone': ['Identify a phone number'],
 	// The message actions in the order people use them (the node's option order), then signatures and templates.

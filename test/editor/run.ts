@@ -137,7 +137,9 @@ async function main() {
 				// The SMS Trigger's path, or an n8n Webhook node's (the order example): the editor listens on its Test URL.
 				const webhookNode = example.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
 				const path = webhookPathOf(example) ?? (webhookNode ? `webhook/${String(webhookNode.parameters.path)}` : undefined);
-				const body = webhookNode ? { orderId: `editor-${Date.now()}`, company: '北京示例科技有限公司' } : callbackFor(example);
+				// The opt-out example takes a number; the order example an order.
+				const webhookBody = webhookNode?.parameters.path === 'data-gateway-opt-out' ? { phone: '13900007777' } : { orderId: `editor-${Date.now()}`, company: '北京示例科技有限公司' };
+				const body = webhookNode ? webhookBody : callbackFor(example);
 				const callback = path
 					? async () => {
 							const response = await fetch(`${sandbox.url}/${path.replace(/^webhook\//, 'webhook-test/')}`, {
