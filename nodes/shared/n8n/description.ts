@@ -100,7 +100,7 @@ export const OPERATION_SUBTITLE = '={{ ($parameter["operation"] + ": " + $parame
  * and output. Each node file spreads this and adds its own name, texts and properties; the icon,
  * `usableAsTool`, the credential and the subtitle stay written out there because n8n's linter reads
  * them from the node file.
- * `versions`: NODE_VERSIONS_TO_1_3 for the Enterprise, Telephone and SMS nodes, NODE_VERSIONS_TO_1_2 for Vehicle and the SMS Trigger; new nodes get the newest.
+ * `versions`: NODE_VERSIONS_TO_1_4 for the Enterprise, Telephone and SMS nodes, 1 to 1.3 for Vehicle, NODE_VERSIONS_TO_1_2 for the SMS Trigger; new nodes get the newest.
  */
 export function nodeSkeleton(kind: 'action' | 'trigger', versions: number[] = NODE_VERSIONS): Pick<INodeTypeDescription, 'version' | 'defaultVersion' | 'inputs' | 'outputs'> {
 	return { version: versions, defaultVersion: Math.max(...versions), inputs: kind === 'trigger' ? [] : mainConnection, outputs: mainConnection };
