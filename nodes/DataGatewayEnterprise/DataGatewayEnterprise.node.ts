@@ -1,6 +1,6 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_3, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_4, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as copyright from './actions/copyright';
 import * as registration from './actions/registration';
 import { router } from './actions/router';
@@ -10,8 +10,8 @@ import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayEnterprise implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: one cost column on copyright records; 1.3: failed items on the error output keep the item's input.
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_3),
+		// 1.2: one cost column on copyright records; 1.3: failed items on the error output keep the item's input; 1.4: each copyright page's cost once, on its first record, and error-branch items say the error in `message` and the fix in `details`.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_4),
 		displayName: 'Data Gateway Enterprise',
 		name: 'dataGatewayEnterprise',
 		icon: { light: 'file:dataGatewayEnterprise.svg', dark: 'file:dataGatewayEnterprise.dark.svg' },

@@ -1,6 +1,6 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { executeByRouter, gatewayMethods, NODE_VERSIONS_TO_1_3, nodeSkeleton } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, NODE_VERSIONS_TO_1_4, nodeSkeleton } from '../shared/n8n/description';
 import * as identify from './actions/identify.operation';
 import { router } from './actions/router';
 import { TELEPHONE_FREE_DAILY_CALLS } from '../shared/gateway/catalog';
@@ -9,8 +9,8 @@ import { readmeUrl } from '../shared/n8n/readmeLink';
 
 export class DataGatewayTelephone implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: the number as given beside the normalised one; 1.3: failed items on the error output keep the item's input.
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_3),
+		// 1.2: the number as given beside the normalised one; 1.3: failed items on the error output keep the item's input; 1.4: error-branch items say the error in `message` and the fix in `details`.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_4),
 		displayName: 'Data Gateway Telephone',
 		name: 'dataGatewayTelephone',
 		icon: { light: 'file:dataGatewayTelephone.svg', dark: 'file:dataGatewayTelephone.dark.svg' },

@@ -10,8 +10,8 @@ import * as violation from './actions/violation';
 
 export class DataGatewayVehicle implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: failed items on the error output keep the item's input.
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_2),
+		// 1.2: failed items on the error output keep the item's input; 1.3: error-branch items say the error in `message` and the fix in `details`.
+		...nodeSkeleton('action', [...NODE_VERSIONS_TO_1_2, 1.3]),
 		displayName: 'Data Gateway Vehicle',
 		name: 'dataGatewayVehicle',
 		icon: { light: 'file:dataGatewayVehicle.svg', dark: 'file:dataGatewayVehicle.dark.svg' },

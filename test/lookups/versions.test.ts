@@ -92,15 +92,35 @@ describe('version 1.1 (new nodes): Simplify on, self-explaining names, costYuan 
 	});
 });
 
+describe('version 1.4 (Enterprise): each page\'s cost once, on the first record of the page the item paid for', () => {
+	it('Copyright: 0.2 on the first record of each paid page, 0 on the others and on pages another item paid; the column adds up to the bill', async () => {
+		const parameters = { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: false, limit: 15 };
+		const result = await run(enterprise, parameters, [{}, {}]);
+		const records = result.json();
+		expect(records).toHaveLength(30);
+		expect(Object.keys(records[0]).slice(0, 4)).toEqual(['name', 'registrationNumber', 'owner', 'costYuan']);
+		expect(records.every((record) => !('pageCostYuan' in record))).toBe(true);
+		// Pages of 10: records 1 and 11 of the first item start its two paid pages.
+		const paidAt = records.flatMap((record, index) => (record.costYuan === 0 ? [] : [[index, record.costYuan]]));
+		expect(paidAt).toEqual([
+			[0, 0.2],
+			[10, 0.2],
+		]);
+		expect(hints(result)).toEqual(['2 paid calls, 0.4 yuan; 2 pages answered without a new call']);
+	});
+});
+
 describe('version 1.2 (Enterprise and Telephone): one cost column, the number as given', () => {
 	it('Copyright: costYuan alone, and it adds up to the bill', async () => {
 		const parameters = { resource: 'copyright', operation: 'getAll', keyword: 'many works', returnAll: false, limit: 15 };
-		const result = await run(enterprise, parameters, [{}, {}]);
+		const result = await run(enterprise, parameters, [{}, {}], 1.2);
 		const records = result.json();
 		expect(Object.keys(records[0]).slice(0, 4)).toEqual(['name', 'registrationNumber', 'owner', 'costYuan']);
 		expect(records.every((record) => !('pageCostYuan' in record))).toBe(true);
 		expect(Math.round(records.reduce((sum, record) => sum + Number(record.costYuan), 0) * 10000) / 10000).toBe(0.4);
-		const raw = (await run(enterprise, { ...parameters, simplify: false }, [{}])).json();
+		// The item's 0.4 yuan shared by its 15 records: fractions.
+		expect(records[1].costYuan).toBe(0.0266);
+		const raw = (await run(enterprise, { ...parameters, simplify: false }, [{}], 1.2)).json();
 		expect(raw[0]).toHaveProperty('RegisterNo');
 		expect(raw[0]).not.toHaveProperty('pageCostYuan');
 	});

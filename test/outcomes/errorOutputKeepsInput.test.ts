@@ -32,8 +32,38 @@ async function branches(type: INodeType, parameters: INodeParameters, items: IDa
 const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);
 
 describe('new versions: the Error branch carries the failed item\'s input beside the error', () => {
-	it('the newest versions keep the input: SMS 1.4, Enterprise and Telephone 1.3, Vehicle 1.2', () => {
-		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.4, 1.3, 1.3, 1.2]);
+	it('the newest versions keep the input: SMS, Enterprise and Telephone 1.4, Vehicle 1.3', () => {
+		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.4, 1.4, 1.4, 1.3]);
+	});
+
+	/** n8n's convention from SMS, Enterprise and Telephone 1.4, Vehicle 1.3: message is the error, details.fix the fix. */
+	const messageFirst = (input: IDataObject, error: RegExp | string, fix: RegExp | string) => {
+		const matcher = (text: RegExp | string) => (typeof text === 'string' ? expect.stringContaining(text) : expect.stringMatching(text));
+		return { ...input, message: matcher(error), error: matcher(error), details: { fix: matcher(fix) } };
+	};
+
+	it('Enterprise 1.4: the unknown company says the error in message, the fix in details.fix', async () => {
+		const keywords = [{ keyword: '北京示例科技有限公司' }, { keyword: 'notfound 公司' }];
+		const { success, failed } = await branches(enterprise, { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' }, keywords, undefined, {
+			appCodeSecret: emulator.demo.memberAppCode,
+		});
+		expect(pairedIndexes(success)).toEqual([0]);
+		expect(failed[0].json).toEqual(messageFirst({ keyword: 'notfound 公司' }, 'gateway code 20004', 'The gateway refused'));
+		expect(failed[0].json.message).toBe(failed[0].json.error);
+		expect(failed[0].error).toBeUndefined();
+	});
+
+	it('Telephone 1.4: the malformed number says the error in message, the fix in details.fix', async () => {
+		const { failed } = await branches(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: '13800138000' }, { phone: '12' }]);
+		expect(failed[0].json).toEqual(messageFirst({ phone: '12' }, /^Item 2: Phone Number/, /No call was made/));
+		expect(failed[0].pairedItem).toEqual({ item: 1 });
+	});
+
+	it('Vehicle 1.3: the short plate says the error in message, the fix in details.fix', async () => {
+		const parameters = { resource: 'vehicle', operation: 'getDetail', carNumber: '={{ $json.plate }}', carType: '02' };
+		const { failed } = await branches(vehicle, parameters, [{ plate: '京A123', owner: 'fleet 3' }]);
+		expect(failed[0].json).toEqual(messageFirst({ plate: '京A123', owner: 'fleet 3' }, /^Item 1: Plate Number/, /No call was made/));
+		expect(failed[0].error).toBeUndefined();
 	});
 
 	it("SMS Send 1.4 follows n8n's convention: message is the error, details.fix the fix, beside the item's input", async () => {
@@ -83,7 +113,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 
 	it('Enterprise 1.3: the unknown company reaches the Error branch with its keyword and the gateway code in the message', async () => {
 		const keywords = [{ keyword: '北京示例科技有限公司' }, { keyword: 'notfound 公司' }];
-		const { success, failed } = await branches(enterprise, { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' }, keywords, undefined, {
+		const { success, failed } = await branches(enterprise, { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' }, keywords, 1.3, {
 			appCodeSecret: emulator.demo.memberAppCode,
 		});
 		expect(pairedIndexes(success)).toEqual([0]);
@@ -95,7 +125,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 	});
 
 	it('Telephone 1.3: the malformed number keeps its phone field; no call is made for it', async () => {
-		const { success, failed } = await branches(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: '13800138000' }, { phone: '12' }]);
+		const { success, failed } = await branches(telephone, { phoneNumber: '={{ $json.phone }}' }, [{ phone: '13800138000' }, { phone: '12' }], 1.3);
 		expect(pairedIndexes(success)).toEqual([0]);
 		expect(failed[0].json).toEqual({ phone: '12', error: expect.stringMatching(/^Item 2: Phone Number/), message: expect.stringMatching(/No call was made/) });
 		expect(failed[0].pairedItem).toEqual({ item: 1 });
@@ -103,7 +133,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 
 	it('Vehicle 1.2: the short plate keeps its plate; Vehicle 1.1 keeps the error on the item', async () => {
 		const parameters = { resource: 'vehicle', operation: 'getDetail', carNumber: '={{ $json.plate }}', carType: '02' };
-		const { failed } = await branches(vehicle, parameters, [{ plate: '京A123', owner: 'fleet 3' }]);
+		const { failed } = await branches(vehicle, parameters, [{ plate: '京A123', owner: 'fleet 3' }], 1.2);
 		expect(failed[0].json).toEqual({ plate: '京A123', owner: 'fleet 3', error: expect.stringMatching(/^Item 1: Plate Number/), message: expect.stringMatching(/No call was made/) });
 		expect(failed[0].error).toBeUndefined();
 		const old = await branches(vehicle, parameters, [{ plate: '京A123' }], 1.1);
@@ -124,7 +154,7 @@ describe('new versions: the Error branch carries the failed item\'s input beside
 	it('the error and the fix carry no part of the appCode, however the gateway echoed it', async () => {
 		const appCode = 'wrong-app-code-5c8e1b77a2';
 		const { failed, run } = await branches(enterprise, { resource: 'registration', operation: 'get', keyword: '={{ $json.keyword }}' }, [{ keyword: '北京示例科技有限公司' }], undefined, { appCodeSecret: appCode });
-		expect(failed[0].json).toEqual({ keyword: '北京示例科技有限公司', error: expect.stringContaining('[redacted]'), message: expect.any(String) });
+		expect(failed[0].json).toEqual({ keyword: '北京示例科技有限公司', message: expect.stringContaining('[redacted]'), error: expect.stringContaining('[redacted]'), details: { fix: expect.any(String) } });
 		const texts: string[] = [];
 		const seen = new Set<unknown>();
 		const walk = (value: unknown) => {

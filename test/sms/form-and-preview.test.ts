@@ -143,7 +143,7 @@ describe('a repeat of an earlier execution is said as a warning, with how to sen
 		const first = await runSms(sendParameters(emulator), items);
 		expect(hints(first).filter((hint) => hint.type === 'warning')).toEqual([]);
 		const second = await runSms(sendParameters(emulator), items);
-		expect(second.json()[0]).toMatchObject({ skippedAsRepeat: true, taskId: null });
+		expect(second.json()[0]).toMatchObject({ sent: false, taskId: null });
 		expect(hints(second)).toEqual([
 			{ type: 'info', message: 'No SMS sent; 1 repeat of an earlier execution skipped' },
 			{ type: 'warning', message: expect.stringMatching(/^1 SMS not sent: an earlier execution sent the same message .* set Options > Repeat Window \(Minutes\) to 0\.$/) },

@@ -81,8 +81,8 @@ describe('runs: each run of a node is its own work', () => {
 		const runs = result.runs('SMS');
 		expect(runs).toHaveLength(2);
 		const [first, second] = runs.map((items) => items[0]);
-		expect(first).toMatchObject({ taskId: expect.any(String), deduplicated: false, skippedAsRepeat: false });
-		expect(second).toMatchObject({ taskId: expect.any(String), deduplicated: false, skippedAsRepeat: false });
+		expect(first).toMatchObject({ taskId: expect.any(String), sentEarlierInThisRun: false, sent: true });
+		expect(second).toMatchObject({ taskId: expect.any(String), sentEarlierInThisRun: false, sent: true });
 		expect(second.taskId).not.toBe(first.taskId);
 		expect(acceptedSends()).toBe(2);
 	});
@@ -96,8 +96,8 @@ describe('runs: each run of a node is its own work', () => {
 		});
 		expect(result.error).toBeUndefined();
 		const [first, second] = result.json();
-		expect(first).toMatchObject({ deduplicated: true, taskId: expect.any(String) });
-		expect(second).toMatchObject({ deduplicated: false, taskId: expect.any(String) });
+		expect(first).toMatchObject({ sentEarlierInThisRun: true, taskId: expect.any(String) });
+		expect(second).toMatchObject({ sentEarlierInThisRun: false, taskId: expect.any(String) });
 		expect(sendRequests()).toBe(3); // item 1 once, item 2 refused once and then sent
 		expect(acceptedSends()).toBe(2);
 	});
@@ -116,7 +116,7 @@ describe('a failure mid-batch', () => {
 		// n8n's retry of a failed execution: a new execution ID, the same input.
 		const retried = await runSms(sendParameters(), items, { credential: { maxConcurrent: 1, maxRetries: 0 } });
 		expect(retried.error).toBeUndefined();
-		expect(retried.json().map((item) => item.skippedAsRepeat)).toEqual([true, true, false]);
+		expect(retried.json().map((item) => item.sent === false)).toEqual([true, true, false]);
 		expect(retried.json()[2].taskId).toEqual(expect.any(String));
 		expect(acceptedSends()).toBe(3);
 	});
@@ -152,23 +152,23 @@ describe('across executions (the durable store)', () => {
 		freezeClock();
 		const items = [{ phone: '13900009001' }];
 		const first = await runSms(sendParameters(), items);
-		expect(first.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(first.json()[0]).toMatchObject({ sent: true, taskId: expect.any(String) });
 
 		const repeated = await runSms(sendParameters(), items);
 		expect(repeated.error).toBeUndefined();
-		expect(repeated.json()[0]).toMatchObject({ skippedAsRepeat: true, taskId: null, costYuan: 0 });
+		expect(repeated.json()[0]).toMatchObject({ sent: false, taskId: null, costYuan: 0 });
 
 		// A restart: the process forgets its executions, the durable store keeps the records.
 		forgetAllExecutionMemory();
-		expect((await runSms(sendParameters(), items)).json()[0].skippedAsRepeat).toBe(true);
+		expect((await runSms(sendParameters(), items)).json()[0].sent).toBe(false);
 		expect(acceptedSends()).toBe(1);
 
-		expect((await runSms(sendParameters({}, { repeatWindowMinutes: 0 }), items)).json()[0].skippedAsRepeat).toBe(false);
+		expect((await runSms(sendParameters({}, { repeatWindowMinutes: 0 }), items)).json()[0].sent).toBe(true);
 		expect(acceptedSends()).toBe(2);
 
 		// After the window (10 minutes) the same message is sent again.
 		setClock('2026-11-22T02:41:00.000Z');
-		expect((await runSms(sendParameters(), items)).json()[0].skippedAsRepeat).toBe(false);
+		expect((await runSms(sendParameters(), items)).json()[0].sent).toBe(true);
 		expect(acceptedSends()).toBe(3);
 	});
 
@@ -178,7 +178,7 @@ describe('across executions (the durable store)', () => {
 		const parameters = sendParameters({}, { perMinute: 1 });
 		expect((await runSms(parameters, [{ phone: '13900009002' }], { credential: { maxRetries: 0 } })).error?.message).toMatch(/429/);
 		const retried = await runSms(parameters, [{ phone: '13900009002' }]);
-		expect(retried.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(retried.json()[0]).toMatchObject({ sent: true, taskId: expect.any(String) });
 		expect(acceptedSends()).toBe(1);
 	});
 
@@ -187,7 +187,7 @@ describe('across executions (the durable store)', () => {
 		emulator.setFaults({ sequence: [{ kind: 'reset', path: '/sms/send' }] });
 		expect((await runSms(sendParameters(), [{ phone: '13900009003' }])).error?.message).toMatch(/may have/);
 		const retried = await runSms(sendParameters(), [{ phone: '13900009003' }]);
-		expect(retried.json()[0].skippedAsRepeat).toBe(true);
+		expect(retried.json()[0].sent).toBe(false);
 		expect(sendRequests()).toBe(1);
 	});
 
@@ -205,7 +205,7 @@ describe('across executions (the durable store)', () => {
 		expect(refused.error?.message).toBe(`SMS not sent: the send records in ${label} could not be used: OOM command not allowed when used memory > maxmemory`);
 		expect(sendRequests()).toBe(0);
 		const again = await runSms(sendParameters(), items);
-		expect(again.json().map((item) => item.skippedAsRepeat)).toEqual([false, false, false, false, false]);
+		expect(again.json().map((item) => item.sent === false)).toEqual([false, false, false, false, false]);
 		expect(acceptedSends()).toBe(5);
 	});
 
@@ -224,7 +224,7 @@ describe('across executions (the durable store)', () => {
 		expect(failed.json()[0].errorDescription).toMatch(/may still be in .*; they are only reservations, so the next execution of this node takes them over and sends those messages/);
 		expect(sendRequests()).toBe(0);
 		const next = await runSms(parameters, [{ phone: '13900009021' }]);
-		expect(next.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(next.json()[0]).toMatchObject({ sent: true, taskId: expect.any(String) });
 		expect(acceptedSends()).toBe(1);
 	});
 
@@ -263,7 +263,7 @@ describe('across executions (the durable store)', () => {
 		);
 		const [a, b] = results;
 		expect(b.error?.message).toMatch(/Item 1/);
-		expect(a.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(a.json()[0]).toMatchObject({ sent: true, taskId: expect.any(String) });
 		expect(emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.code === 0 && call.phone === '13900009031')).toHaveLength(1);
 	});
 
@@ -288,13 +288,13 @@ describe('signature and template changes across executions', () => {
 		const first = await runSms(create, [{ name: '数据网关' }]);
 		expect(first.error).toBeUndefined();
 		const retried = await runSms(create, [{ name: '数据网关' }]);
-		expect(retried.json()[0]).toMatchObject({ skippedAsRepeat: true, name: '数据网关' });
+		expect(retried.json()[0]).toMatchObject({ created: false, name: '数据网关' });
 		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(1);
 
 		// Refused by the gateway (a 429: certainly not made): not recorded.
 		emulator.setFaults({ sequence: [{ kind: '429', path: '/sms/add_sign', retryAfterSeconds: 0 }] });
 		expect((await runSms(create, [{ name: '网关数据' }], { credential: { maxRetries: 0 } })).error?.message).toMatch(/429/);
-		expect((await runSms(create, [{ name: '网关数据' }])).json()[0].skippedAsRepeat).toBeUndefined();
+		expect((await runSms(create, [{ name: '网关数据' }])).json()[0].created).toBeUndefined();
 		expect(emulator.ledger().byPath['/sms/add_sign']?.calls).toBe(3);
 	});
 });

@@ -135,7 +135,7 @@ function acceptedByMessage(): Map<string, number> {
 	}
 	return accepted;
 }
-const sentOut = (output: IDataObject) => typeof output.taskId === 'string' && output.skippedAsRepeat === false && output.deduplicated === false;
+const sentOut = (output: IDataObject) => typeof output.taskId === 'string' && output.sent === true && output.sentEarlierInThisRun === false;
 const saysKept = (output: IDataObject) => /may stay in .* as "outcome unknown"/.test(String(output.errorDescription ?? ''));
 
 describe.each(recordStores())('send records under store faults (%s store)', (_name, openInner) => {
@@ -159,7 +159,7 @@ describe.each(recordStores())('send records under store faults (%s store)', (_na
 				const sentFirst = new Map<string, number>();
 				const keptUnknown = new Set<number>();
 				for (const [index, output] of faulty.entries()) {
-					expect(output.skippedAsRepeat === true).toBe(false);
+					expect(output.sent === false).toBe(false);
 					if (sentOut(output)) sentFirst.set(messageOf(items[index]), (sentFirst.get(messageOf(items[index])) ?? 0) + 1);
 					else expect(String(output.error)).toMatch(/not sent/);
 					// A record stays only where the error says it may; the store says whether it did.
@@ -182,13 +182,13 @@ describe.each(recordStores())('send records under store faults (%s store)', (_na
 				again.forEach((output, index) => {
 					const item = items[index];
 					// Sent, and its record says so; or, when marking it sent failed too, still "outcome unknown": never sent again.
-					if (sameExecution && sentOut(faulty[index])) return expect(output.deduplicated === true ? output.taskId : String(output.error)).toMatch(output.deduplicated === true ? String(faulty[index].taskId) : /unknown outcome/);
+					if (sameExecution && sentOut(faulty[index])) return expect(output.sentEarlierInThisRun === true ? output.taskId : String(output.error)).toMatch(output.sentEarlierInThisRun === true ? String(faulty[index].taskId) : /unknown outcome/);
 					if (sameExecution && keptUnknown.has(index)) return expect(String(output.error)).toMatch(/unknown outcome/);
-					if (!sameExecution && (afterFirst.has(messageOf(item)) || keptMessages.has(messageOf(item)))) return expect(output).toMatchObject({ skippedAsRepeat: true });
+					if (!sameExecution && (afterFirst.has(messageOf(item)) || keptMessages.has(messageOf(item)))) return expect(output).toMatchObject({ sent: false });
 					if (countFor(item.phone) >= perDay) return expect(String(output.error)).toMatch(/this node allows/);
 					perPhone.set(String(item.phone), countFor(item.phone) + 1);
 					if (item.code === 'bad') return expect(String(output.error)).toMatch(/not sent/);
-					expect(output).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+					expect(output).toMatchObject({ sent: true, taskId: expect.any(String) });
 				});
 
 				// Nothing went out twice: the gateway took exactly the messages the two runs say they sent.

@@ -49,8 +49,8 @@ describe('Retry On Fail with an expression that differs on every try', () => {
 		});
 		expect(result.error).toBeUndefined();
 		const [first, second] = result.json();
-		expect(first).toMatchObject({ deduplicated: true, taskId: expect.any(String), phone: phones[0], requestChangedOnRetry: true, changedOnRetry: ['variables'] });
-		expect(second).toMatchObject({ deduplicated: false, taskId: expect.any(String), phone: phones[1] });
+		expect(first).toMatchObject({ sentEarlierInThisRun: true, taskId: expect.any(String), phone: phones[0], requestChangedOnRetry: true, changedOnRetry: ['variables'] });
+		expect(second).toMatchObject({ sentEarlierInThisRun: false, taskId: expect.any(String), phone: phones[1] });
 		expect(second.requestChangedOnRetry).toBeUndefined();
 		// Item 1 once, item 2 refused once and then sent once.
 		expect(requestsTo('/sms/send')).toBe(3);
@@ -66,7 +66,7 @@ describe('Retry On Fail with an expression that differs on every try', () => {
 			credential: { maxConcurrent: 1, maxRetries: 0 },
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.json()[0]).toMatchObject({ deduplicated: true });
+		expect(result.json()[0]).toMatchObject({ sentEarlierInThisRun: true });
 		expect(result.json()[0].requestChangedOnRetry).toBeUndefined();
 		expect(acceptedSends()).toBe(2);
 	});
@@ -92,7 +92,7 @@ describe('a failure mid-batch', () => {
 		// n8n's retry of the failed execution: nothing is sent again.
 		const retried = await runSms(sendParameters(), items, { credential: { maxConcurrent: 3, maxRetries: 0 } });
 		expect(retried.error).toBeUndefined();
-		expect(retried.json().map((item) => item.skippedAsRepeat)).toEqual([true, true, true]);
+		expect(retried.json().map((item) => item.sent === false)).toEqual([true, true, true]);
 		expect(requestsTo('/sms/send')).toBe(3);
 	});
 });
@@ -104,7 +104,7 @@ describe('a send that certainly did not go out', () => {
 		expect(refused.error?.message).toMatch(/not sent/);
 		expect(refused.error?.message).not.toMatch(/may have been sent/);
 		const fixed = await runSms(sendParameters(), [{ phone: '13900016001' }]);
-		expect(fixed.json()[0]).toMatchObject({ skippedAsRepeat: false, taskId: expect.any(String) });
+		expect(fixed.json()[0]).toMatchObject({ sent: true, taskId: expect.any(String) });
 		expect(acceptedSends()).toBe(1);
 	});
 
@@ -238,7 +238,7 @@ describe('a send the gateway accepted (code 0) whose answer has no usable task I
 		});
 		expect(result.error).toBeUndefined();
 		const [first, second] = result.json();
-		expect(first).toMatchObject({ taskId: null, phone: phones[0], skippedAsRepeat: false, warning: expect.stringContaining('the call took effect') });
+		expect(first).toMatchObject({ taskId: null, phone: phones[0], sent: true, warning: expect.stringContaining('the call took effect') });
 		expect(second).toMatchObject({ taskId: expect.any(String), phone: phones[1] });
 		// Item 1 once (accepted, misshapen answer), item 2 refused once and then sent once.
 		expect(acceptedSends()).toBe(2);

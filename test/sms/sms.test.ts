@@ -31,7 +31,7 @@ describe('Message', () => {
 		const result = await run(sendParameters('13900001001', { sendOptions: { readTemplate: true } }));
 		expect(result.error).toBeUndefined();
 		const [sent] = result.json();
-		expect(sent).toMatchObject({ taskId: expect.any(String), phone: '13900001001', deduplicated: false, segments: 1 });
+		expect(sent).toMatchObject({ taskId: expect.any(String), phone: '13900001001', sentEarlierInThisRun: false, segments: 1 });
 		// 【数据网关】 (6, the brackets count) + 您的验证码是1234，5分钟内有效。(18)
 		expect(sent.length).toBe(24);
 		expect(sent.estimatedCostYuan).toBeCloseTo(0.035);

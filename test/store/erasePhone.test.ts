@@ -63,7 +63,7 @@ async function sendAndLookUpAgain(credential: IDataObject = {}) {
 	const sent = await sendBoth(credential);
 	expect(sent.error).toBeUndefined();
 	// The erased number's guards went with it; the other's repeat window still holds.
-	expect(sent.json().map((item) => [item.phone, item.skippedAsRepeat, typeof item.taskId])).toEqual([
+	expect(sent.json().map((item) => [item.phone, item.sent === false, typeof item.taskId])).toEqual([
 		[erased, false, 'string'],
 		[kept, true, 'object'],
 	]);

@@ -113,7 +113,7 @@ describe('SMS send records on a Redis that may evict them', () => {
 		const result = await sendTwo({ sharedLimitRedisUrl: redis.url });
 		expect(result.error).toBeUndefined();
 		expect(sendCalls()).toBe(2);
-		expect(result.json('SMS').map((item) => item.skippedAsRepeat)).toEqual([false, false]);
+		expect(result.json('SMS').map((item) => item.sent === false)).toEqual([false, false]);
 		// The test's Redis runs without AOF or RDB (scripts/n8n-runtime/queue.ts).
 		expect(hintsOf(result, 'SMS')).toContainEqual(expect.stringMatching(/^the credential's Redis at 127\.0\.0\.1:\d+ keeps nothing on disk \(no AOF, no RDB snapshots\): a restart of that Redis forgets every record kept there\. A message sent within its repeat window could then be sent again/));
 	});

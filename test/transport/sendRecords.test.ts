@@ -91,7 +91,7 @@ describe('two executions of one node sending the same message at once (one n8n p
 		['the store n8n offers without Redis', () => ({})],
 	])('with the records in %s: one send, the other skipped as a repeat', async (store, credential) => {
 		const outputs = await runTwice(credential());
-		expect(outputs.map((output) => output.skippedAsRepeat).sort()).toEqual([false, true]);
+		expect(outputs.map((output) => output.sent === false).sort()).toEqual([false, true]);
 		expect(accepted()).toBe(1);
 		// The records are in the durable store; n8n's processed-data rows are no longer used.
 		expect([...processedData.records.values()].flat()).toEqual([]);

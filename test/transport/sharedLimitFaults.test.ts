@@ -300,7 +300,7 @@ describe('the SMS node with a shared limit that fails, then fixed', () => {
 
 		const fixed = await run(redis.url);
 		expect(fixed.error).toBeUndefined();
-		expect(fixed.json()[0]).toMatchObject({ taskId: expect.any(String), skippedAsRepeat: false });
+		expect(fixed.json()[0]).toMatchObject({ taskId: expect.any(String), sent: true });
 		expect(sendCalls()).toBe(1);
 	});
 });

@@ -15,6 +15,7 @@ import { RecordsFailure, type SendRecords } from '../../shared/store/sendRecords
 import { callCertainlyFailed, executionMemory, rememberOutcome, runKey, type ExecutionMemory } from '../../shared/state/executionMemory';
 import type { GatewayClient } from '../../shared/transport/gatewayClient';
 import { addContentHint } from './contentHint';
+import { inPlainWords } from './message/send/plainWords';
 import { keptRecordsText, recordsUnavailable, withKeptRecords } from './sendErrors';
 import { noteSightings } from './catalogue/access';
 import { sightingOf, type Sighting } from '../../shared/store/reviewedCatalogue';
@@ -79,7 +80,7 @@ export async function runChanges(ctx: IExecuteFunctions, kind: ReviewedKind, ope
 		concurrency: run.client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => readChange(ctx, kind, operation, itemIndex, warnings),
 		execute: async (params, itemIndex) => await run.changeOnce(itemIndex, params),
-		output: (data, params, itemIndex) => withWarnings(presentChange(operation, data, params), warnings.get(itemIndex)),
+		output: (data, params, itemIndex) => withWarnings(presentChange(ctx, kind, operation, data, params), warnings.get(itemIndex)),
 	});
 	const items = await run.finish(batch);
 	const count = [...warnings.values()].reduce((sum, lines) => sum + lines.length, 0);
@@ -130,8 +131,12 @@ function readChange(ctx: IExecuteFunctions, kind: ReviewedKind, operation: Revie
 	return params;
 }
 
-function presentChange(operation: ReviewedOperation, data: unknown, params: Params): IDataObject {
-	if (data === SKIPPED_AS_REPEAT) return { skippedAsRepeat: true, ...params };
+function presentChange(ctx: IExecuteFunctions, kind: ReviewedKind, operation: ReviewedOperation, data: unknown, params: Params): IDataObject {
+	if (data === SKIPPED_AS_REPEAT) {
+		if (!inPlainWords(ctx)) return { skippedAsRepeat: true, ...params };
+		const label = kind.label.toLowerCase();
+		return { created: false, notCreatedBecause: `an earlier execution created the same ${label} within a day: a second would be a duplicate`, ...params };
+	}
 	return operation === 'delete' ? { deleted: true, id: params.id } : presentReviewed(data as IDataObject);
 }
 

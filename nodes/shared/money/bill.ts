@@ -136,6 +136,9 @@ export function lookupBill(
 	return parts.join('; ');
 }
 
+/** A send skipped as a repeat of an earlier execution: `skippedAsRepeat` up to SMS 1.3, `sent: false` from 1.4. */
+const isRepeat = (json: IDataObject) => json.skippedAsRepeat === true || json.sent === false;
+
 /** The bill of an SMS send run, read from its output items. */
 export function smsBill(items: INodeExecutionData[]): string {
 	let sent = 0;
@@ -148,8 +151,8 @@ export function smsBill(items: INodeExecutionData[]): string {
 	for (const item of items) {
 		const json = item.json as IDataObject;
 		if (isErrorItem(item)) failed++;
-		else if (json.skippedAsRepeat === true) repeats++;
-		else if (json.deduplicated === true) again++;
+		else if (isRepeat(json)) repeats++;
+		else if (json.deduplicated === true || json.sentEarlierInThisRun === true) again++;
 		// A send accepted without a usable task ID carries a warning instead; it was sent all the same.
 		else if (json.taskId || json.warning !== undefined) {
 			sent++;
@@ -188,7 +191,7 @@ export function smsPreviewBill(items: INodeExecutionData[]): string {
  * again, since a deliberate second test send from the editor is skipped too.
  */
 export function repeatWarning(items: INodeExecutionData[]): string | undefined {
-	const repeats = items.filter((item) => !isErrorItem(item) && item.json.skippedAsRepeat === true).length;
+	const repeats = items.filter((item) => !isErrorItem(item) && isRepeat(item.json)).length;
 	if (repeats === 0) return undefined;
 	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
 }

@@ -41,6 +41,13 @@ export const NODE_VERSION_1_2 = 1.2;
 export const NODE_VERSIONS_TO_1_3 = [1, 1.1, 1.2, 1.3];
 
 /**
+ * Version 1.4 of the SMS, Enterprise and Telephone nodes, 1.3 of Vehicle: error-branch items say
+ * the error in `message` (see ERROR_ITEMS_MESSAGE_FIRST_FROM). Enterprise 1.4 also puts each copyright
+ * page's cost once, on its first record.
+ */
+export const NODE_VERSIONS_TO_1_4 = [...NODE_VERSIONS_TO_1_3, 1.4];
+
+/**
  * The first version of each action node whose failed items, under "Continue (using error output)",
  * carry the item's input (phone, plate, keyword, task ID) on the error branch. Older versions keep
  * their error items as saved workflows know them. Vehicle had no 1.2, so its 1.2 is this change.
@@ -56,10 +63,13 @@ const ERROR_ITEMS_KEEP_INPUT_FROM: Record<string, number> = {
  * The first version of each action node whose error-branch items follow n8n's convention:
  * `message` is the error (as on n8n's own nodes), the fix goes to `details`, and `error` repeats
  * the error (n8n routes an item to the error output by it). Earlier versions put the fix in
- * `message`, as saved workflows know them. Other nodes need a new version for it.
+ * `message`, as saved workflows know them.
  */
 const ERROR_ITEMS_MESSAGE_FIRST_FROM: Record<string, number> = {
 	dataGatewaySms: 1.4,
+	dataGatewayEnterprise: 1.4,
+	dataGatewayTelephone: 1.4,
+	dataGatewayVehicle: 1.3,
 };
 
 const nodeNameOf = (node: INode) => node.type.slice(node.type.lastIndexOf('.') + 1).replace(/Tool$/, '');
@@ -90,7 +100,7 @@ export const OPERATION_SUBTITLE = '={{ ($parameter["operation"] + ": " + $parame
  * and output. Each node file spreads this and adds its own name, texts and properties; the icon,
  * `usableAsTool`, the credential and the subtitle stay written out there because n8n's linter reads
  * them from the node file.
- * `versions`: NODE_VERSIONS_TO_1_3 for the Enterprise, Telephone and SMS nodes, NODE_VERSIONS_TO_1_2 for Vehicle and the SMS Trigger; new nodes get the newest.
+ * `versions`: NODE_VERSIONS_TO_1_4 for the Enterprise, Telephone and SMS nodes, 1 to 1.3 for Vehicle, NODE_VERSIONS_TO_1_2 for the SMS Trigger; new nodes get the newest.
  */
 export function nodeSkeleton(kind: 'action' | 'trigger', versions: number[] = NODE_VERSIONS): Pick<INodeTypeDescription, 'version' | 'defaultVersion' | 'inputs' | 'outputs'> {
 	return { version: versions, defaultVersion: Math.max(...versions), inputs: kind === 'trigger' ? [] : mainConnection, outputs: mainConnection };

@@ -157,7 +157,7 @@ const questionOf = (lookup: LookupContext, listing: Listing) => lookup.client.qu
 /** Each item's records (only the new ones, where it asked), with their costs and reuse fields, then a misshapen page's warning; or its error item. */
 function presentListings(lookup: LookupContext, batch: ListingBatch, fresh: Map<string, Set<string>> | undefined): INodeExecutionData[] {
 	const form = errorItemForm(batch.ctx);
-	const oneCostColumn = batch.node.typeVersion >= NODE_VERSION_1_2;
+	const costs: CostShape = batch.node.typeVersion >= COST_PER_PAGE_VERSION ? 'perPage' : batch.node.typeVersion >= NODE_VERSION_1_2 ? 'oneColumn' : 'twoColumns';
 	const items: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
 		const error = batch.errors[itemIndex];
@@ -167,19 +167,58 @@ function presentListings(lookup: LookupContext, batch: ListingBatch, fresh: Map<
 		let listed = batch.answers[itemIndex] as Listed;
 		const news = fresh && listing.onlyNew ? (fresh.get(questionOf(lookup, listing)) ?? new Set<string>()) : undefined;
 		if (news) listed = { ...listed, records: listed.records.filter((record) => news.has(recordPrint(record))) };
-		for (const json of recordsOf(listed, listing, lookup.friendly, oneCostColumn)) items.push({ json, pairedItem: { item: itemIndex } });
+		for (const json of recordsOf(listed, listing, lookup.friendly, costs)) items.push({ json, pairedItem: { item: itemIndex } });
 	}
 	return items;
 }
 
-function recordsOf(listed: Listed, listing: Listing, friendly: boolean, oneCostColumn: boolean): IDataObject[] {
-	const records = (friendly ? costPerRecord(listed, listing.simplify, oneCostColumn) : costOnFirstRecord(listed, listing.simplify)).map((record, index) =>
-		listing.reuseMs > 0 ? { ...record, ...reuseFieldsOf(listed, listed.records[index]) } : record,
-	);
+/** Where a listing's cost shows: version 1.1's share and page columns, 1.2's one shared column, 1.4's page cost on its first record. */
+type CostShape = 'twoColumns' | 'oneColumn' | 'perPage';
+const COST_PER_PAGE_VERSION = 1.4;
+
+function recordsOf(listed: Listed, listing: Listing, friendly: boolean, costs: CostShape): IDataObject[] {
+	const perPage = friendly && costs === 'perPage' ? costPerPage(listed) : undefined;
+	const shaped = friendly ? (perPage ? withPageCosts(listed, listing.simplify, perPage.costs) : costPerRecord(listed, listing.simplify, costs === 'oneColumn')) : costOnFirstRecord(listed, listing.simplify);
+	const records = shaped.map((record, index) => (listing.reuseMs > 0 ? { ...record, ...reuseFieldsOf(listed, listed.records[index]) } : record));
 	if (!listed.misshapen) return records;
-	// The page that did not fit comes last, with its warning; it carries the cost when no record does.
-	const costYuan = records.length === 0 ? roundYuan(listed.paidPages * priceOf('enterpriseCopyright')) : 0;
+	// The page that did not fit comes last, with its warning; it carries the cost when no record does (1.4: the cost no record shows).
+	const costYuan = perPage ? perPage.unshown : records.length === 0 ? roundYuan(listed.paidPages * priceOf('enterpriseCopyright')) : 0;
 	return [...records, { ...listed.misshapen.answer.toOutput(), pageIndex: listed.misshapen.pageIndex, costYuan }];
+}
+
+/**
+ * Version 1.4: a page's price once, on the first shown record of each page this item paid for;
+ * the other records 0. A paid page with no record shown (Only New left them out, or the page did
+ * not fit) goes on the misshapen page's warning when there is one, else on the first record, so
+ * the column still adds up to the bill.
+ */
+function costPerPage({ records, pageOf, paidPageIndexes, misshapen }: Listed): { costs: number[]; unshown: number } {
+	const price = priceOf('enterpriseCopyright');
+	const costs = records.map(() => 0);
+	const firstOfPage = new Map<number, number>();
+	records.forEach((record, index) => {
+		const page = pageOf.get(record) ?? 0;
+		if (!firstOfPage.has(page)) firstOfPage.set(page, index);
+	});
+	let unshown = 0;
+	for (const page of paidPageIndexes) {
+		const at = firstOfPage.get(page);
+		if (at === undefined) unshown += price;
+		else costs[at] += price;
+	}
+	if (!misshapen && records.length > 0) {
+		costs[0] += unshown;
+		unshown = 0;
+	}
+	return { costs: costs.map(roundYuan), unshown: roundYuan(unshown) };
+}
+
+function withPageCosts({ records }: Listed, simplify: boolean, costs: number[]): IDataObject[] {
+	return records.map((record, index) => {
+		const fields: IDataObject = { ...(simplify ? friendlyCopyright(record) : (record as IDataObject)), costYuan: costs[index] };
+		delete fields.pageCostYuan;
+		return fields;
+	});
 }
 
 /** With Reuse Answers For: whether the record's page came from an earlier execution, and when the gateway gave it. */

@@ -9,6 +9,7 @@ import { wholeNodeRefusal } from '../../../../shared/n8n/errorItems';
 import { refuseOptedOutThenReserve } from './guards';
 import { planSend } from './plan';
 import { deliveryOutcome, DeliveryPoller, readPolling } from './poll';
+import { outcomeFields, repeatOutcome } from './plainWords';
 import { reserveSends } from './reserve';
 import { sendItem } from './send';
 import type { Polling, SendOutcome, SendPlan, SendRun } from './sendRun';
@@ -101,9 +102,9 @@ export async function checkDeliveries(run: SendRun, settled: SettledSends): Prom
 
 function presentChecked(run: SendRun, sent: SendOutcome, task: SmsTask | undefined, itemIndex: number): IDataObject {
 	return {
-		...sent,
+		...outcomeFields(run.ctx, sent, run.records.repeatWindowMinutes),
 		...run.deliveries.outputOf(itemIndex),
-		outcome: task ? deliveryOutcome(task.status) : sent.skippedAsRepeat ? 'skippedAsRepeat' : 'unknown',
+		outcome: task ? deliveryOutcome(task.status) : sent.skippedAsRepeat ? repeatOutcome(run.ctx) : 'unknown',
 		...(task ? { task: presentTask(task) } : {}),
 	} as IDataObject;
 }

@@ -119,7 +119,7 @@ export function sendFields(operations: string[]): INodeProperties[] {
 					typeOptions: { minValue: 0 },
 					default: 10,
 					description:
-						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes, and outputs skippedAsRepeat: true instead. Runs within one execution (loops) always send. The window is exact and counts from the end of the node run that sent the message. 0 turns it off: a retried execution then sends again.',
+						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes: its item says sent: false and why (skippedAsRepeat: true in nodes saved before version 1.4). Runs within one execution (loops) always send. The window is exact and counts from the end of the node run that sent the message. 0 turns it off: a retried execution then sends again.',
 				},
 				sendWindowOption,
 				{

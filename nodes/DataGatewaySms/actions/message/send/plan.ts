@@ -9,6 +9,7 @@ import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/
 import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
 import { idValue, isPicked } from '../../catalogue/pickByName';
+import { catalogueTexts } from './catalogueTexts';
 import { blockingContent, contentRefusalText, refuseOutsideWindow } from './guards';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
@@ -102,7 +103,7 @@ interface KnownTexts {
 	signature?: string;
 	template?: string;
 	/** Where the texts came from, said in the spending-cap check. */
-	from?: 'options' | 'gateway';
+	from?: 'options' | 'gateway' | 'catalogue';
 	/** Set when the user asked to read the signature and template (their review is then checked too). */
 	read?: { signatureStatus?: number | null; templateStatus?: number | null; templateError?: string | null; signatureError?: string | null };
 }
@@ -125,7 +126,8 @@ async function readTexts(run: SendRun, signId: number, templateId: number) {
 /**
  * Signature and template text: read from the gateway when asked to, otherwise from the options.
  * With a spending cap and either text unknown they are read too (free queries), so that the cap
- * counts every segment of a long message rather than one per SMS.
+ * counts every segment of a long message rather than one per SMS. Otherwise (SMS 1.4) what the
+ * catalogue holds fills the output's segments and the bill.
  */
 async function knownTexts(run: SendRun, itemIndex: number, signId: number, templateId: number): Promise<KnownTexts> {
 	const sendOptions = run.ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
@@ -145,7 +147,14 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 	};
 	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap and budgets do.
 	const needs = run.meter.limited ? 'the spending cap and budgets need the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
-	if (needs === undefined || (given.signature !== undefined && given.template !== undefined)) return given;
+	if (given.signature !== undefined && given.template !== undefined) return given;
+	if (needs === undefined) {
+		// Only shown in the output and bill: the catalogue's text may be stale, so money is never counted by it.
+		const held = await catalogueTexts(run, signId, templateId);
+		const filled = { signature: given.signature ?? held.signature, template: given.template ?? held.template };
+		const fromCatalogue = (given.signature === undefined && held.signature !== undefined) || (given.template === undefined && held.template !== undefined);
+		return { ...filled, from: fromCatalogue ? 'catalogue' : 'options' };
+	}
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);
 		return { signature: given.signature ?? signature.name ?? undefined, template: given.template ?? template.content ?? undefined, from: 'gateway' };

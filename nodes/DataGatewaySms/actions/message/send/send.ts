@@ -6,6 +6,7 @@ import { smsCostYuan } from '../../../../shared/money/smsCost';
 import { callCertainlyFailed, rememberOutcome } from '../../../../shared/state/executionMemory';
 import type { ClaimAnswer } from '../../../../shared/store/sendRecords/sendRecords';
 import { limitRefusal, notSentError, recordsUnavailable, unknownOutcomeError, withKeptRecords } from '../../sendErrors';
+import { outcomeFields } from './plainWords';
 import type { SendOutcome, SendPlan, SendRun, SentRequest } from './sendRun';
 
 type SendBase = Pick<SendOutcome, 'phone' | 'signId' | 'templateId' | 'sendRecords'>;
@@ -134,5 +135,5 @@ export async function sendItem(run: SendRun, plan: SendPlan): Promise<SendOutcom
 
 /** The item's output: its outcome and its Reference. */
 export function presentSend(run: SendRun, outcome: SendOutcome, itemIndex: number): IDataObject {
-	return { ...outcome, ...run.deliveries.outputOf(itemIndex) } as IDataObject;
+	return { ...outcomeFields(run.ctx, outcome, run.records.repeatWindowMinutes), ...run.deliveries.outputOf(itemIndex) };
 }

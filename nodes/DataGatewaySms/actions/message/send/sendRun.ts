@@ -48,8 +48,8 @@ export interface SendPlan {
 	message: string;
 	/** Known when both the signature and the template text are known. */
 	size?: MessageSize;
-	/** Where the texts behind `size` came from: the node's options or the gateway (free queries). */
-	lengthFrom?: 'options' | 'gateway';
+	/** Where the texts behind `size` came from: the node's options, the gateway (free queries), or the catalogue (SMS 1.4, never for the cap). */
+	lengthFrom?: 'options' | 'gateway' | 'catalogue';
 	/** Set when the item was already sent in this run (Retry On Fail): that send, its outcome, and what differs now. */
 	earlier?: { sent: SentRequest; outcome: Promise<string>; changed: string[] };
 	/** Send and Check Delivery only: how the item's delivery is followed. */

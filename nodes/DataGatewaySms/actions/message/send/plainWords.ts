@@ -1,0 +1,33 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { plural } from '../../../../shared/output/plural';
+import type { SendOutcome } from './sendRun';
+
+/**
+ * From SMS 1.4 an item says in plain words whether its message went out: `sent`, and
+ * `sentEarlierInThisRun` on a Retry On Fail re-run, replace `skippedAsRepeat` and `deduplicated`,
+ * which a user could not read without the docs. Nodes saved with 1.3 or earlier keep the old keys.
+ */
+export const PLAIN_WORDS_VERSION = 1.4;
+
+export const inPlainWords = (ctx: IExecuteFunctions) => ctx.getNode().typeVersion >= PLAIN_WORDS_VERSION;
+
+/** Why a repeat was not sent, as the item says it. */
+export const repeatReason = (minutes: number) =>
+	`an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window of ${plural(minutes, 'minute')}`;
+
+/** A send's outcome as the item shows it, in the node's version. */
+export function outcomeFields(ctx: IExecuteFunctions, outcome: SendOutcome, repeatWindowMinutes: number): IDataObject {
+	if (!inPlainWords(ctx)) return { ...outcome } as IDataObject;
+	const { taskId, deduplicated, skippedAsRepeat, ...rest } = outcome;
+	return {
+		taskId,
+		sent: !skippedAsRepeat,
+		sentEarlierInThisRun: deduplicated,
+		...(skippedAsRepeat ? { notSentBecause: repeatReason(repeatWindowMinutes) } : {}),
+		...rest,
+	} as IDataObject;
+}
+
+/** Send and Check Delivery's `outcome` of a repeat that was not sent. */
+export const repeatOutcome = (ctx: IExecuteFunctions) => (inPlainWords(ctx) ? 'not sent (repeat)' : 'skippedAsRepeat');
