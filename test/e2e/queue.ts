@@ -22,7 +22,14 @@
  *    (test/e2e/queueReuse.ts, its own cluster, with the answers in n8n's queue Redis);
  * 9. (in the first cluster, before 5) a credential naming a Redis with maxmemory-policy
  *    allkeys-lru: the SMS node refuses to send, naming the fix, and the gateway sees no send
- *    (test/e2e/queueEviction.ts).
+ *    (test/e2e/queueEviction.ts);
+ * 10. a daily budget of 2.00 yuan, two 1.20 lookups at once on the two workers: at most 2.00 billed,
+ *    the refused item names the budget; 11. a cap of 2.00 yuan over lookup -> Wait 70 s -> lookup,
+ *    resumed on the other worker: 1.20 billed, the second refused by the cap; 12. two credentials
+ *    with different appCodes: no kept answer, report or Reference crosses them (test/e2e/queueMoney.ts
+ *    and queueAccounts.ts, their own cluster).
+ * QUEUE_SCENARIOS=10,11,12 (say) runs only the clusters and scenarios named (the first cluster runs
+ * 1-5 and 9 together).
  * Every cluster's queue Redis requires a password, which n8n and the store read from
  * QUEUE_BULL_REDIS_PASSWORD_FILE, and serves TLS only, with a certificate made at the start that
  * every process trusts through NODE_EXTRA_CA_CERTS (test/e2e/queueCluster.ts).
@@ -37,6 +44,7 @@ import { activateWorkflow, ensureRuntime, installAsCommunityPackage, packPackage
 import { startEmulator, type Emulator } from '../emulator/server';
 import { sendRecordsIn, startQueueHarness, type QueueHarness } from './queueCluster';
 import { evictingCredential, evictingSmsWorkflow, EVICTING_SMS, smsRefusedOnEvictingRedis, startEvictingRedis } from './queueEviction';
+import { moneyAcrossWorkers } from './queueMoney';
 import { reuseAcrossWorkers } from './queueReuse';
 import { workerKilledMidBatch } from './queueWorkerKill';
 import {
@@ -116,9 +124,12 @@ async function regularMode(emulator: Emulator) {
 	}
 }
 
-async function main() {
+/** The scenarios QUEUE_SCENARIOS names (every one when unset). */
+const only = process.env.QUEUE_SCENARIOS?.split(',').map((name) => Number(name.trim()));
+const wanted = (scenario: number) => !only || only.includes(scenario);
+
+async function firstCluster(emulator: Emulator) {
 	const started = Date.now();
-	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
 	let harness: QueueHarness | undefined;
 	const evicting = await startEvictingRedis(log);
 	let passed = false;
@@ -167,10 +178,17 @@ async function main() {
 		await harness?.stop({ keepLogs: !passed });
 		await evicting.stop();
 	}
+}
+
+async function main() {
+	const started = Date.now();
+	const emulator = await startEmulator({ reviewDelayMs: 500, deliveryDelayMs: 500, deliveryFailureShare: 0 });
 	try {
-		await regularMode(emulator);
-		await workerKilledMidBatch(emulator);
-		await reuseAcrossWorkers(emulator);
+		if ([1, 2, 3, 4, 5, 9].some(wanted)) await firstCluster(emulator);
+		if (wanted(6)) await regularMode(emulator);
+		if (wanted(7)) await workerKilledMidBatch(emulator);
+		if (wanted(8)) await reuseAcrossWorkers(emulator);
+		if ([10, 11, 12].some(wanted)) await moneyAcrossWorkers(emulator, wanted);
 	} finally {
 		await emulator.close();
 	}
