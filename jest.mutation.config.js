@@ -22,6 +22,7 @@ module.exports = {
 		'<rootDir>/test/unit/deadline.test.ts',
 		'<rootDir>/test/unit/across-executions.test.ts',
 		'<rootDir>/test/unit/quota-and-reuse.test.ts',
+		'<rootDir>/test/unit/only-new.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 		'<rootDir>/test/lookups/acrossExecutions.test.ts',
 		'<rootDir>/test/outcomes/spendingCap.test.ts',
