@@ -3,7 +3,7 @@
  * (send records, the spending cap, redaction, the deadline, only-new, reuse, the telephone quota),
  * mostly at the unit level: each mutant loads the test files that import its module, and a file that
  * starts n8n-core's engine or a Redis costs seconds per mutant on a small machine. The node-level
- * tests of the same code (test/transport/appCodeLeaks, bounds and sendRecords,
+ * tests of the same code (test/transport/appCodeLeaks, bounds and sendRecords, test/lookups,
  * test/outcomes/spendingCap, test/sms) stay in `npx jest` and CI.
  */
 const base = require('./jest.config.js');
@@ -25,6 +25,5 @@ module.exports = {
 		'<rootDir>/test/unit/quota-and-reuse.test.ts',
 		'<rootDir>/test/unit/only-new.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
-		'<rootDir>/test/lookups/acrossExecutions.test.ts',
 	],
 };
