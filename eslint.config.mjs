@@ -9,7 +9,7 @@ const shipped = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 const communityRules = n8nCommunityNodesPlugin.configs.recommended.rules;
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', 'bench/results/**', 'bench/.build/**', '**/*.local.ts'] },
+	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', 'bench/results/**', 'bench/.build/**', '**/*.local.ts', '.stryker-tmp*/**', 'reports/**'] },
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: ['**/*.ts'] })),
 	{
 		files: ['**/*.ts'],

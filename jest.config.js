@@ -10,4 +10,6 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	testTimeout: 30000,
+	// The mutation run's copies of the project (stryker.config.json), while one runs.
+	modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp'],
 };

@@ -1,0 +1,29 @@
+/**
+ * The tests the mutation run (stryker.config.json) uses: those that exercise the modules it mutates
+ * (send records, the spending cap, redaction, the deadline, only-new, reuse, the telephone quota),
+ * mostly at the unit level: each mutant loads the test files that import its module, and a file that
+ * starts n8n-core's engine or a Redis costs seconds per mutant on a small machine. The node-level
+ * tests of the same code (test/transport/appCodeLeaks, bounds and sendRecords, test/lookups,
+ * test/outcomes/spendingCap, test/sms) stay in `npx jest` and CI.
+ */
+const base = require('./jest.config.js');
+
+// The fault-injection property tests run fewer cases per mutant; `npx jest` runs them all.
+process.env.PROPERTY_RUNS ??= '5';
+
+module.exports = {
+	...base,
+	testMatch: [
+		'<rootDir>/test/unit/sms-records.test.ts',
+		'<rootDir>/test/unit/send-rules.test.ts',
+		'<rootDir>/test/unit/send-decisions.test.ts',
+		'<rootDir>/test/sms/records-faults.test.ts',
+		'<rootDir>/test/unit/transport-pure.test.ts',
+		'<rootDir>/test/unit/redact.test.ts',
+		'<rootDir>/test/unit/deadline.test.ts',
+		'<rootDir>/test/unit/across-executions.test.ts',
+		'<rootDir>/test/unit/quota-and-reuse.test.ts',
+		'<rootDir>/test/unit/only-new.test.ts',
+		'<rootDir>/test/unit/descriptions.test.ts',
+	],
+};
