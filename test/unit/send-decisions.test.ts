@@ -6,6 +6,10 @@
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from '../../nodes/shared/store/sendRecords/decisions';
 import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues } from '../../nodes/shared/store/sendRecords/recordValues';
 import { countWindows } from '../../nodes/shared/store/sendRecords/rules';
+import { valueTag } from '../../nodes/shared/store/keyName';
+
+/** Records list the counts a send took by keyed tag, never by a key holding the phone number. */
+const tagsOf = (keys: readonly string[]) => keys.map(valueTag);
 
 const NOW = Date.UTC(2026, 10, 22, 2, 0, 30);
 const MINUTE = 60_000;
@@ -65,19 +69,19 @@ describe('what a send writes, and for how long', () => {
 		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'send' });
 		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
 		expect(store.ttls.get(item.sendKey)).toBe(24 * 60 * MINUTE);
-		expect(store.json(item.sendKey)).toEqual({ state: 'reserved', token: run.token, counted: item.countKeys });
-		expect(store.json(item.messageKey)).toEqual({ execution: 'e1', holders: { [item.sendKey]: { state: 'reserved', counted: item.countKeys, token: run.token, execution: 'e1' } } });
+		expect(store.json(item.sendKey)).toEqual({ state: 'reserved', token: run.token, counted: tagsOf(item.countKeys) });
+		expect(store.json(item.messageKey)).toEqual({ execution: 'e1', holders: { [item.sendKey]: { state: 'reserved', counted: tagsOf(item.countKeys), token: run.token, execution: 'e1' } } });
 		expect(store.counts(item)).toEqual([1, 1, 1]);
 		// The minute's count lasts until its minute ends, and a minute more for a late release.
 		expect(store.ttls.get(item.countKeys[0])).toBe(MINUTE - 30_000 + MINUTE);
 
 		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 5)).toBe('go');
 		expect(store.ttls.get(item.messageKey)).toBe(10 * MINUTE);
-		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: run.token, counted: item.countKeys });
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: run.token, counted: tagsOf(item.countKeys) });
 		expect((store.json(item.messageKey)?.holders as Record<string, unknown>)[item.sendKey]).toMatchObject({ state: 'unknown', at: NOW + 5 });
 
 		store.decide(item, (values) => decideSent(values, run, item, 'task-1'), NOW + 9);
-		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: item.countKeys, taskId: 'task-1' });
+		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-1' });
 		expect((store.json(item.messageKey)?.holders as Record<string, unknown>)[item.sendKey]).toMatchObject({ state: 'sent', at: NOW + 9 });
 		expect(store.counts(item)).toEqual([1, 1, 1]);
 	});
@@ -193,7 +197,7 @@ describe('marking sent', () => {
 		store.decide(item, (values) => decideClaim(values, run, item));
 		store.values.delete(item.sendKey);
 		store.decide(item, (values) => decideSent(values, run, item, 'task-2'));
-		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: item.countKeys, taskId: 'task-2' });
+		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-2' });
 	});
 
 	it('of a send only reserved changes nothing (it was never claimed)', () => {
