@@ -85,34 +85,21 @@ export const triggerProperties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { '@version': [{ _cnd: { lt: TOKEN_IN_PATH_VERSION } }] } },
 	},
-	// From 1.2 the notices follow Security: whether the URL carries a token, and a warning while no check is set.
+	// From 1.2 the URL Token is part of the path. The notices cannot follow what Security holds: n8n 1.x
+	// cannot resolve a notice shown by a field inside a collection, and then refuses to activate the workflow.
 	{
-		displayName: `Copy the Production URL above (the URL Token is part of it) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
+		displayName: `Copy the Production URL above (with its URL Token, when one is set) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
 		name: 'setupNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }], 'security.token': [{ _cnd: { exists: true } }] } },
+		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] } },
 	},
 	{
-		displayName: `Copy the Production URL above into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
-		name: 'setupNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] }, hide: { 'security.token': [{ _cnd: { exists: true } }] } },
-	},
-	{
-		displayName: `No Security check is set: any request to this URL is taken as a callback. Add a URL Token (or a header, source IPs) under Security. ${readmeLink('data-gateway-sms-trigger', 'Why')}`,
+		displayName: `Without a Security check any request to this URL is taken as a callback: add a URL Token (or a header, source IPs) under Security. ${readmeLink('data-gateway-sms-trigger', 'Why')}`,
 		name: 'openUrlNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: {
-			show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] },
-			hide: {
-				'security.token': [{ _cnd: { exists: true } }],
-				'security.header.pair.name': [{ _cnd: { exists: true } }],
-				'security.allowedIps': [{ _cnd: { exists: true } }],
-			},
-		},
+		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] } },
 	},
 	{
 		displayName: `If the URLs above start with http://localhost, the gateway cannot reach them: set WEBHOOK_URL to n8n's public address. ${readmeLink('data-gateway-sms-trigger', 'How')}`,
