@@ -46,7 +46,7 @@ afterEach(() => {
 	hostClock.now = realClock;
 });
 
-/** What the batch puts in: each must be absent from the store, unless listed in README's store section. */
+/** What the batch puts in: each must be absent from the store, unless listed in docs/personal-data.md. */
 const phones = ['13712340001', '13712340002', '13712340003'];
 const asked = '13712349999';
 const plates = ['京A73901', '沪B73902'];

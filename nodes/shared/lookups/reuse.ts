@@ -20,7 +20,7 @@ export const REUSE_OPTION: INodeProperties = {
 	default: 0,
 	description:
 		'Return an answer received within this many hours, by any workflow with this credential, instead of paying for the same question again. The item then says reused: true and when it was answered. 0 = always ask the gateway.',
-	hint: 'Answers are kept in the shared store (see the README) for this many hours',
+	hint: 'Answers are kept in the shared store (docs/durable-store.md) for this many hours',
 };
 
 /** The hours read from the option, as ms; anything not a positive number is off. */

@@ -177,7 +177,7 @@ function addHints(ctx: IExecuteFunctions, store: DurableStore | undefined, talli
 	if (sum('more') > 0) parts.push(`${sum('more')} more wait for the next run (Max Messages per Run)`);
 	const hints = [{ message: `Check Pending Deliveries: ${parts.join('; ')}.`, type: sum('failed') > 0 ? ('warning' as const) : ('info' as const) }];
 	if (store?.kind === 'memory') {
-		hints.push({ message: `Sends are kept in ${store.label}: only messages sent by this n8n process since it started are checked. Give n8n a shared store (see the README's store section).`, type: 'warning' });
+		hints.push({ message: `Sends are kept in ${store.label}: only messages sent by this n8n process since it started are checked. Give n8n a shared store (docs/durable-store.md).`, type: 'warning' });
 	}
 	try {
 		ctx.addExecutionHints?.(...hints.map((hint) => ({ ...hint, location: 'outputPane' as const })));

@@ -139,7 +139,7 @@ export class DeliveryLog {
 		}
 		if (this.store?.kind === 'memory' && this.references.size > 0 && this.recorded > 0) {
 			hint(
-				`References are kept in ${this.store.label}: an SMS Trigger in another n8n process (queue mode's webhook processes) or after a restart cannot see them. Give n8n a shared store (see the README's store section) to tie every report to its send.`,
+				`References are kept in ${this.store.label}: an SMS Trigger in another n8n process (queue mode's webhook processes) or after a restart cannot see them. Give n8n a shared store (docs/durable-store.md) to tie every report to its send.`,
 				'warning',
 			);
 		}
