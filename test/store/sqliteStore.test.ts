@@ -197,6 +197,18 @@ describe('SQLite durable store', () => {
 			expect(await store.read(['thread 39'])).toEqual(['x'.repeat(2_000)]);
 		});
 
+		it("starts the WAL anew itself once all of it is in the file, so that the commit which would (and waits for the disk to sync the WAL's header) is not the store's, on n8n's thread", async () => {
+			const file = join(folder, 'wal-anew.sqlite');
+			const store = storeAt(file);
+			await write(store, 'first', 20, 2_000);
+			// The WAL header's checkpoint sequence number: one more each time the WAL starts anew.
+			const walSequence = () => readFileSync(`${file}-wal`).readUInt32BE(12);
+			const afterCommit = walSequence();
+			// The store commits nothing more: only the thread can start the WAL anew.
+			await waitFor(() => walSequence() > afterCommit, 'the checkpoint thread to start the WAL anew');
+			expect(await store.read(['first 19'])).toEqual(['x'.repeat(2_000)]);
+		});
+
 		it('ends once no commit came for a while, and the next commit starts one again', async () => {
 			Object.assign(checkpointThreadTimes, { idleMs: 50 });
 			const file = join(folder, 'idle.sqlite');
