@@ -209,6 +209,16 @@ describe('SQLite durable store', () => {
 			expect(await store.read(['first 19'])).toEqual(['x'.repeat(2_000)]);
 		});
 
+		it('cuts the WAL file back to 4 MB when it starts it anew: a burst of writes does not leave a large WAL on disk', async () => {
+			const file = join(folder, 'wal-cut.sqlite');
+			const store = storeAt(file);
+			// About 8 MB in one commit: past the 4 MB kept, short of the 4,000 pages at which the store's own connection would copy the WAL.
+			await write(store, 'burst', 2_000, 4_000);
+			expect(sizeOf(`${file}-wal`)).toBeGreaterThan(8_000_000);
+			await waitFor(() => sizeOf(`${file}-wal`) <= 4 * 1024 * 1024, 'the checkpoint thread to cut the WAL back');
+			expect(await store.read(['burst 1999'])).toEqual(['x'.repeat(4_000)]);
+		});
+
 		it('ends once no commit came for a while, and the next commit starts one again', async () => {
 			Object.assign(checkpointThreadTimes, { idleMs: 50 });
 			const file = join(folder, 'idle.sqlite');

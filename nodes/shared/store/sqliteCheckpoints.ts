@@ -20,6 +20,11 @@ export const checkpointThreadTimes = {
 
 /** How long a checkpoint that empties the WAL waits for other connections, in the thread (it holds no event loop). */
 const TRUNCATE_WAIT_MS = 1_000;
+/**
+ * The WAL's size once the thread starts it anew (SQLite's journal_size_limit): a burst of writes
+ * grows it (up to the 4,000-page mark) and it would keep that size on disk. 1,000 pages.
+ */
+const WAL_KEPT_BYTES = 4 * 1024 * 1024;
 
 /**
  * The thread's code, plain CommonJS run with `eval` (no file to find, in the package or in tests).
@@ -33,7 +38,8 @@ const TRUNCATE_WAIT_MS = 1_000;
  * thread makes that commit itself, a rewrite of the file's user_version with its own value, so
  * that the wait is the thread's and not n8n's (up to 55 ms each on a busy shared disk, hundreds a
  * minute under steady writes: bench section 11). A store's commit meanwhile waits for the lock at
- * most its lock wait (sqliteStore.ts); the thread never waits for the store.
+ * most its lock wait (sqliteStore.ts); the thread never waits for the store. Starting anew also
+ * cuts the WAL file back to WAL_KEPT_BYTES.
  */
 const THREAD_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -60,6 +66,7 @@ parentPort.on('message', (mode) => {
 			database = new DatabaseSync(workerData.file);
 			database.exec('PRAGMA busy_timeout = 0');
 			database.exec('PRAGMA synchronous = NORMAL');
+			database.exec('PRAGMA journal_size_limit = ${WAL_KEPT_BYTES}');
 		}
 		let result;
 		if (mode === 'truncate') {
