@@ -219,6 +219,32 @@ describe('SQLite durable store', () => {
 			expect(await store.read(['burst 1999'])).toEqual(['x'.repeat(4_000)]);
 		});
 
+		it("while the thread writes, the store's writes wait for it letting n8n's event loop turn, rather than in SQLite's lock wait, which holds it", async () => {
+			const file = join(folder, 'thread-writing.sqlite');
+			const store = storeAt(file);
+			await write(store, 'first', 1, 10);
+			const walSequence = () => readFileSync(`${file}-wal`).readUInt32BE(12);
+			const afterCommit = walSequence();
+			// Once the thread has started the WAL anew it has nothing more to do until the next commit.
+			await waitFor(() => walSequence() > afterCommit, 'the checkpoint thread to start the WAL anew');
+			// The thread as it starts the WAL anew: it says so, and holds the file's write lock.
+			const thread = threadOf(store) as unknown as { writing: Int32Array };
+			const holder = new sqlite.DatabaseSync(file);
+			holder.exec('BEGIN IMMEDIATE');
+			Atomics.store(thread.writing, 0, 1);
+			const attempts = jest.spyOn(store as unknown as { attempt: () => unknown }, 'attempt');
+			let done = false;
+			const written = write(store, 'second', 1, 10).then(() => (done = true));
+			for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 2));
+			expect({ done, attempts: attempts.mock.calls.length }).toEqual({ done: false, attempts: 0 });
+			holder.exec('COMMIT');
+			holder.close();
+			Atomics.store(thread.writing, 0, 0);
+			await written;
+			expect(attempts).toHaveBeenCalledTimes(1);
+			expect(await store.read(['second 0'])).toEqual(['x'.repeat(10)]);
+		});
+
 		it('ends once no commit came for a while, and the next commit starts one again', async () => {
 			Object.assign(checkpointThreadTimes, { idleMs: 50 });
 			const file = join(folder, 'idle.sqlite');

@@ -37,19 +37,23 @@ const WAL_KEPT_BYTES = 4 * 1024 * 1024;
  * the disk to sync the WAL's new header (SQLite does so even with synchronous = NORMAL). The
  * thread makes that commit itself, a rewrite of the file's user_version with its own value, so
  * that the wait is the thread's and not n8n's (up to 55 ms each on a busy shared disk, hundreds a
- * minute under steady writes: bench section 11). A store's commit meanwhile waits for the lock at
- * most its lock wait (sqliteStore.ts); the thread never waits for the store. Starting anew also
- * cuts the WAL file back to WAL_KEPT_BYTES.
+ * minute under steady writes: bench section 11). Meanwhile it holds the file's write lock, and says
+ * so in `writing` (shared memory), so that the store's writes wait for it without holding n8n's
+ * event loop (sqliteStore.ts) rather than in SQLite's lock wait, which does; the thread never
+ * waits for the store. Starting anew also cuts the WAL file back to WAL_KEPT_BYTES.
  */
 const THREAD_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
 let database;
+const writing = new Int32Array(workerData.writing);
 function startWalAnew(result) {
 	if (!result || result.busy !== 0 || result.log !== result.checkpointed) return;
+	Atomics.store(writing, 0, 1);
 	try {
 		database.exec('BEGIN IMMEDIATE');
 	} catch {
+		Atomics.store(writing, 0, 0);
 		return;
 	}
 	try {
@@ -58,6 +62,8 @@ function startWalAnew(result) {
 		database.exec('COMMIT');
 	} catch {
 		try { database.exec('ROLLBACK'); } catch {}
+	} finally {
+		Atomics.store(writing, 0, 0);
 	}
 }
 parentPort.on('message', (mode) => {
@@ -104,6 +110,8 @@ class CheckpointThread {
 	private truncating: Array<(done: boolean) => void> = [];
 	private truncateNext: Array<(done: boolean) => void> = [];
 	private readonly idleCheck?: { stop(): void };
+	/** 1 while the thread writes (THREAD_CODE's startWalAnew). */
+	private readonly writing = new Int32Array(new SharedArrayBuffer(4));
 
 	/** `onStop(failed)`: the thread ended, idle (false) or because it cannot run here (true). */
 	constructor(
@@ -111,7 +119,7 @@ class CheckpointThread {
 		private readonly onStop: (failed: boolean) => void,
 	) {
 		try {
-			const worker = new Worker(THREAD_CODE, { eval: true, workerData: { file } });
+			const worker = new Worker(THREAD_CODE, { eval: true, workerData: { file, writing: this.writing.buffer } });
 			worker.on('message', () => this.answered());
 			worker.on('error', () => this.stop(true));
 			// An exit it was not asked for: the thread died.
@@ -128,6 +136,11 @@ class CheckpointThread {
 			if (this.commits === this.commitsSeenIdle && !this.asked) this.stop(false);
 			this.commitsSeenIdle = this.commits;
 		}, checkpointThreadTimes.idleMs);
+	}
+
+	/** The thread is writing (starting the WAL anew): it holds, or is taking, the file's write lock. */
+	get writingNow(): boolean {
+		return this.worker !== undefined && Atomics.load(this.writing, 0) === 1;
 	}
 
 	get running(): boolean {
@@ -229,6 +242,11 @@ export class WalCheckpoints {
 		} catch {
 			// Busy: the next sweep's checkpoint empties it.
 		}
+	}
+
+	/** This store's checkpoint thread is writing: a write now would wait for the lock, holding n8n's event loop. */
+	threadWriting(): boolean {
+		return this.thread?.writingNow === true;
 	}
 
 	/** The store closed its connection. */
