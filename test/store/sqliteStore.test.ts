@@ -230,7 +230,10 @@ describe('SQLite durable store', () => {
 			// The thread as it starts the WAL anew: it says so, and holds the file's write lock.
 			const thread = threadOf(store) as unknown as { writing: Int32Array };
 			const holder = new sqlite.DatabaseSync(file);
+			// The WAL's new header is written before the thread's commit ends: wait for its lock, then for it to say it is done.
+			holder.exec('PRAGMA busy_timeout = 10000');
 			holder.exec('BEGIN IMMEDIATE');
+			await waitFor(() => Atomics.load(thread.writing, 0) === 0, 'the checkpoint thread to end its write');
 			Atomics.store(thread.writing, 0, 1);
 			const attempts = jest.spyOn(store as unknown as { attempt: () => unknown }, 'attempt');
 			let done = false;
