@@ -18,3 +18,12 @@ export function plates(count: number, repeatShare = 0): string[] {
 export function phones(count: number): string[] {
 	return Array.from({ length: count }, (_, index) => `139${digitsWithoutFour(index, 8)}`);
 }
+
+/** Series letters after 京 for many distinct plates (I and O are not used on plates). */
+const SERIES = 'ABCDEFGHJKLMNPQRSTUVWXY';
+const FIVE_DIGITS = 9 ** 5;
+
+/** The `index`-th of more distinct plates than `plates` makes (up to 1.3 million): 京, a series letter, five digits. */
+export function manyPlate(index: number): string {
+	return `京${SERIES[Math.floor(index / FIVE_DIGITS) % SERIES.length]}${digitsWithoutFour(index % FIVE_DIGITS, 5)}`;
+}

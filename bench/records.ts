@@ -22,7 +22,7 @@ export type { StoreRun } from './recordsShape';
 const STORE_KINDS: Record<RecordsStore, string> = { SQLite: 'sqlite', Redis: 'redis', memory: 'memory' };
 
 /** This Node when it has node:sqlite, else the dev dependency's Node 24 (n8n 2.x's runtime). */
-function nodeWithSqlite(): string {
+export function nodeWithSqlite(): string {
 	const load = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
 	try {
 		if (load?.call(process, 'node:sqlite')) return process.execPath;

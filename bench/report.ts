@@ -115,6 +115,8 @@ export interface ReportParts {
 	sendAndCheck?: Figure;
 	reuse?: Figure;
 	records: StoreRun[];
+	/** Section 11 as bench/month.ts writes it (passed as text: month.ts puts its section into the report itself when run alone). */
+	month?: string;
 	/** Date.now() when the run began, for the total run time. */
 	started: number;
 	/** Turns a queue-mode result into its row of the table. */
@@ -122,7 +124,7 @@ export interface ReportParts {
 }
 
 /** Writes the whole report and the chart; returns the table printed at the end of the run. */
-export function writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, started, queueFigure }: ReportParts): string {
+export function writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, month, started, queueFigure }: ReportParts): string {
 	const machine = machineLine();
 	const date = new Date().toISOString().slice(0, 10);
 	const table = [
@@ -151,6 +153,7 @@ ${queue ? queueSection(queue, queueFigure(queue), `${date}, ${machine}`) : ''}
 ${sendAndCheck ? sendAndCheckSection(sendAndCheck, `${date}, ${machine}`) : ''}
 ${reuse ? reuseSection(reuse, `${date}, ${machine}`) : ''}
 ${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
+${month ?? ''}
 
 ![chart](chart.svg)
 

@@ -83,7 +83,7 @@ export function reuseSection(figure: Figure, stamp: string): string {
 	return `${REUSE_START}
 ## 10. Reuse Answers For across executions (${stamp})
 
-Through n8n-core's WorkflowExecute with the built package; each round on a fresh SQLite store file. Node time is the Vehicle node's execution time as n8n records it; calls are the emulator's ledger.
+Through n8n-core's WorkflowExecute with the built package; each round on a fresh SQLite store file. Node time is the Vehicle node's execution time as n8n records it; calls are the emulator's ledger. Each section starts without the limiters earlier ones left (as a restart would), so the figure inside the full run should match this section run alone (\`BENCH_ONLY=reuse\`) within 1.10 ×; the latest comparison is in the notes below (10. Reuse Answers For).
 
 | measurement | measured | target | result |
 | --- | --- | --- | --- |

@@ -5,8 +5,9 @@
  * writes bench/results/REPORT.md with bench/results/chart.svg. BENCH_ONLY=queue runs the queue-mode
  * part alone and puts its section into the existing report; BENCH_ONLY=sendAndCheck does the same
  * for Send and Check Delivery over a batch (bench/sendAndCheck.ts); BENCH_ONLY=records likewise the SMS
- * send records at volume (bench/records.ts), BENCH_ONLY=reuse Reuse Answers For across executions (bench/reuse.ts). BENCH_ONLY=throughput,overhead,memory prints those figures
- * only; BENCH_ONLY=instructions counts section 4 in instructions under valgrind (bench/instructions.ts). The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
+ * send records at volume (bench/records.ts), BENCH_ONLY=reuse Reuse Answers For across executions (bench/reuse.ts),
+ * BENCH_ONLY=month a month of a daily job on the SQLite store (bench/month.ts; BENCH_MONTH_DAYS=3 for fewer
+ * days). BENCH_ONLY=throughput,overhead,memory prints those figures only; BENCH_ONLY=instructions counts section 4 in instructions under valgrind (bench/instructions.ts). The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
  * shows where section 4's CPU goes.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { bareLoop } from './bareLoop';
 import type { Figure } from './figure';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { instructionCounts } from './instructions';
+import { monthBench, monthFigures, monthOnly, monthSection } from './month';
 import { phones, plates } from './inputs';
 import { runLookups } from './lookups';
 import type { MemoryRun } from './memory';
@@ -258,9 +260,10 @@ async function reuseOnly() {
 }
 
 /**
- * BENCH_ONLY=throughput,rateCap,overhead,memory,reuse,instructions (any of them, more than one; `reuse` alone
- * goes to the report): those figures alone, in the order given, printed and not written to the report,
- * for trying a change on the shared machine without the whole run.
+ * BENCH_ONLY=throughput,rateCap,sideBySide,overhead,memory,sendAndCheck,reuse,instructions (any of them,
+ * more than one; `reuse` or `sendAndCheck` alone goes to the report): those figures alone, in the order
+ * given, printed and not written to the report, for trying a change on the shared machine without the
+ * whole run. All but `instructions`, in that order, are the full run up to section 10.
  */
 async function focusedOnly(names: string[]) {
 	const sections: Record<string, (emulator: EmulatorProcess) => Promise<Figure | string> | Figure> = {
@@ -268,6 +271,8 @@ async function focusedOnly(names: string[]) {
 		rateCap,
 		overhead,
 		memory,
+		sideBySide: async (emulator) => sideBySideTable(await sideBySide(emulator, plates(400, 0.1), 40)),
+		sendAndCheck: async (emulator) => sendAndCheckFigure(await sendAndCheckBench(emulator)),
 		reuse: reuseBench,
 		instructions: instructionCounts,
 	};
@@ -303,6 +308,7 @@ async function main() {
 	if (process.env.BENCH_ONLY === 'queue') return await queueOnly();
 	if (process.env.BENCH_ONLY === 'sendAndCheck') return await sendAndCheckOnly();
 	if (process.env.BENCH_ONLY === 'reuse') return await reuseOnly();
+	if (process.env.BENCH_ONLY === 'month') return await monthOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	if (process.env.BENCH_ONLY === 'records') return await recordsOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	if (process.env.BENCH_ONLY) return await focusedOnly(process.env.BENCH_ONLY.split(','));
 	const started = Date.now();
@@ -313,6 +319,7 @@ async function main() {
 	let sendAndCheck: Figure | undefined;
 	let reuse: Figure | undefined;
 	let records: StoreRun[] = [];
+	let month: string | undefined;
 	try {
 		figures.push(await section(() => throughput(emulator)));
 		console.log(figures.at(-1));
@@ -334,10 +341,14 @@ async function main() {
 		figures.push(queueFigure(queue));
 		console.log(figures.at(-1), queue.cpu);
 		records = await section(() => recordsBench(emulator));
+		const monthRun = section(() => monthBench(emulator));
+		figures.push(...monthFigures(monthRun));
+		console.log(figures.slice(-3));
+		month = monthSection(monthRun, `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	} finally {
 		await emulator.stop();
 	}
-	const table = writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, started, queueFigure });
+	const table = writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, month, started, queueFigure });
 	console.log(`\n${table}\n\nSide by side:\n${sideBySideTable(sideRows)}\n\nReport: bench/results/REPORT.md`);
 }
 

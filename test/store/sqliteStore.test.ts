@@ -197,6 +197,57 @@ describe('SQLite durable store', () => {
 			expect(await store.read(['thread 39'])).toEqual(['x'.repeat(2_000)]);
 		});
 
+		it("starts the WAL anew itself once all of it is in the file, so that the commit which would (and waits for the disk to sync the WAL's header) is not the store's, on n8n's thread", async () => {
+			const file = join(folder, 'wal-anew.sqlite');
+			const store = storeAt(file);
+			await write(store, 'first', 20, 2_000);
+			// The WAL header's checkpoint sequence number: one more each time the WAL starts anew.
+			const walSequence = () => readFileSync(`${file}-wal`).readUInt32BE(12);
+			const afterCommit = walSequence();
+			// The store commits nothing more: only the thread can start the WAL anew.
+			await waitFor(() => walSequence() > afterCommit, 'the checkpoint thread to start the WAL anew');
+			expect(await store.read(['first 19'])).toEqual(['x'.repeat(2_000)]);
+		});
+
+		it('cuts the WAL file back to 4 MB when it starts it anew: a burst of writes does not leave a large WAL on disk', async () => {
+			const file = join(folder, 'wal-cut.sqlite');
+			const store = storeAt(file);
+			// About 8 MB in one commit: past the 4 MB kept, short of the 4,000 pages at which the store's own connection would copy the WAL.
+			await write(store, 'burst', 2_000, 4_000);
+			expect(sizeOf(`${file}-wal`)).toBeGreaterThan(8_000_000);
+			await waitFor(() => sizeOf(`${file}-wal`) <= 4 * 1024 * 1024, 'the checkpoint thread to cut the WAL back');
+			expect(await store.read(['burst 1999'])).toEqual(['x'.repeat(4_000)]);
+		});
+
+		it("while the thread writes, the store's writes wait for it letting n8n's event loop turn, rather than in SQLite's lock wait, which holds it", async () => {
+			const file = join(folder, 'thread-writing.sqlite');
+			const store = storeAt(file);
+			await write(store, 'first', 1, 10);
+			const walSequence = () => readFileSync(`${file}-wal`).readUInt32BE(12);
+			const afterCommit = walSequence();
+			// Once the thread has started the WAL anew it has nothing more to do until the next commit.
+			await waitFor(() => walSequence() > afterCommit, 'the checkpoint thread to start the WAL anew');
+			// The thread as it starts the WAL anew: it says so, and holds the file's write lock.
+			const thread = threadOf(store) as unknown as { writing: Int32Array };
+			const holder = new sqlite.DatabaseSync(file);
+			// The WAL's new header is written before the thread's commit ends: wait for its lock, then for it to say it is done.
+			holder.exec('PRAGMA busy_timeout = 10000');
+			holder.exec('BEGIN IMMEDIATE');
+			await waitFor(() => Atomics.load(thread.writing, 0) === 0, 'the checkpoint thread to end its write');
+			Atomics.store(thread.writing, 0, 1);
+			const attempts = jest.spyOn(store as unknown as { attempt: () => unknown }, 'attempt');
+			let done = false;
+			const written = write(store, 'second', 1, 10).then(() => (done = true));
+			for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setTimeout(resolve, 2));
+			expect({ done, attempts: attempts.mock.calls.length }).toEqual({ done: false, attempts: 0 });
+			holder.exec('COMMIT');
+			holder.close();
+			Atomics.store(thread.writing, 0, 0);
+			await written;
+			expect(attempts).toHaveBeenCalledTimes(1);
+			expect(await store.read(['second 0'])).toEqual(['x'.repeat(10)]);
+		});
+
 		it('ends once no commit came for a while, and the next commit starts one again', async () => {
 			Object.assign(checkpointThreadTimes, { idleMs: 50 });
 			const file = join(folder, 'idle.sqlite');

@@ -211,6 +211,8 @@ export class SqliteDurableStore implements DurableStore {
 		const started = Date.now();
 		for (;;) {
 			while (!mayWorkNow()) await nextTurn();
+			// The checkpoint thread's write is short: wait for it here, where n8n's other work goes on.
+			while (what !== 'reading' && this.checkpoints.threadWriting() && Date.now() - started < sqliteTimeouts.busyMs) await sleep(1);
 			const attempt = this.attempt(what, work);
 			if ('value' in attempt) return attempt.value;
 			if (!attempt.busy || Date.now() - started >= sqliteTimeouts.busyMs) throw attempt.failure;
