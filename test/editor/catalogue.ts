@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 
 import type { Locator, Page } from 'playwright-core';
 
-import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import type { N8nRest } from '../../scripts/n8n-runtime';
 import type { Credential } from './secondPass';
 import { screenshot } from './shots';
@@ -18,8 +17,6 @@ import { manualStart } from '../e2e/moneySafety';
 import { sleep } from '../sandbox/npmStart';
 
 const SMS = 'n8n-nodes-data-gateway.dataGatewaySms';
-/** The SMS node's newest version: what a node added in the editor gets. */
-const LATEST = Math.max(...[new DataGatewaySms().description.version].flat());
 
 interface Ledger {
 	byPath?: Record<string, { calls: number }>;
@@ -85,6 +82,8 @@ async function outputId(page: Page): Promise<string> {
 	await output.locator('[data-test-id="radio-button-json"]').click();
 	await output.getByText(/"id"/).first().waitFor();
 	const text = await output.innerText();
+	// n8n keeps the view chosen for every later output panel: back to Table, which the other checks read.
+	await output.locator('[data-test-id="radio-button-table"]').click();
 	const id = /"id":\s*"?(\d+)"?/.exec(text)?.[1];
 	assert.ok(id, `the output shows the new ID:\n${text}`);
 	return id;
@@ -100,11 +99,12 @@ interface Created {
 
 /** Step 1: a new workflow with two SMS nodes of the newest version; each filled in and run with "Execute step". */
 async function createBoth(page: Page, rest: N8nRest, url: string, credential: Credential, stamp: string): Promise<Created> {
+	const latest = await rest.newestVersion(SMS);
 	const smsNode = (id: string, name: string, resource: string, y: number) => ({
 		id,
 		name,
 		type: SMS,
-		typeVersion: LATEST,
+		typeVersion: latest,
 		position: [240, y],
 		credentials: { dataGatewayApi: credential },
 		parameters: { resource, operation: 'create' },
@@ -122,8 +122,8 @@ async function createBoth(page: Page, rest: N8nRest, url: string, credential: Cr
 	await fill(page, 'name', created.signature);
 	await fill(page, 'remark', 'Login codes for example.com');
 	await executeStep(page, new RegExp(created.signature));
-	created.signatureId = await outputId(page);
 	await screenshot(page, 'catalogue-signature-created');
+	created.signatureId = await outputId(page);
 	await page.keyboard.press('Escape');
 
 	await openNode(page, 'Create Template');
@@ -131,8 +131,8 @@ async function createBoth(page: Page, rest: N8nRest, url: string, credential: Cr
 	await fill(page, 'content', created.template);
 	await fill(page, 'remark', 'Login codes for example.com');
 	await executeStep(page, new RegExp(created.templateName));
-	created.templateId = await outputId(page);
 	await screenshot(page, 'catalogue-template-created');
+	created.templateId = await outputId(page);
 	await page.keyboard.press('Escape');
 	return created;
 }
@@ -153,6 +153,7 @@ async function approveBoth(emulator: EmulatorAdmin, created: Created) {
 
 /** A new workflow: Start → Recipient → a new SMS node (newest version) on Preview, nothing picked yet. */
 async function sendWorkflow(rest: N8nRest, credential: Credential, phone: string) {
+	const latest = await rest.newestVersion(SMS);
 	return await rest.createWorkflow({
 		name: 'Editor check: send with what I picked',
 		nodes: [
@@ -165,7 +166,7 @@ async function sendWorkflow(rest: N8nRest, credential: Credential, phone: string
 				position: [220, 0],
 				parameters: { assignments: { assignments: [{ id: 'a1', name: 'phone', value: phone, type: 'string' }] }, options: {} },
 			},
-			{ id: 'p3', name: 'Login Code', type: SMS, typeVersion: LATEST, position: [440, 0], credentials: { dataGatewayApi: credential }, parameters: { resource: 'message', operation: 'preview', phone: '={{ $json.phone }}' } },
+			{ id: 'p3', name: 'Login Code', type: SMS, typeVersion: latest, position: [440, 0], credentials: { dataGatewayApi: credential }, parameters: { resource: 'message', operation: 'preview', phone: '={{ $json.phone }}' } },
 		],
 		connections: { Start: { main: [[{ node: 'Recipient', type: 'main', index: 0 }]] }, Recipient: { main: [[{ node: 'Login Code', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
@@ -233,9 +234,15 @@ async function pickPreviewSend(page: Page, emulator: EmulatorAdmin, created: Cre
 	assert.equal(await picker(page, 'signId').locator('[data-test-id="rlc-input"]').inputValue(), `${created.signature} · #${created.signatureId}`);
 	await fields.locator('input').first().fill('246810');
 
-	const preview = await executeStep(page, /Preview only: no SMS sent/);
+	const message = `【${created.signature}】您的走查登录码是246810，10分钟内有效。`;
+	await executeStep(page, /Preview only: no SMS sent/);
+	// The table fills in after the hint: wait for the message itself.
+	const shown = page.locator('[data-test-id="output-panel"]').getByText(message);
+	await shown.first().waitFor().catch(() => undefined);
+	const preview = await page.locator('[data-test-id="output-panel"]').innerText();
 	await screenshot(page, 'catalogue-preview');
-	assert.ok(preview.includes(`【${created.signature}】您的走查登录码是246810，10分钟内有效。`), `Preview shows the exact message:\n${preview}`);
+	assert.ok(preview.includes(message), `Preview shows the exact message:\n${preview}`);
+	assert.match(preview, /Preview only: no SMS sent, 0 yuan; sending this SMS would cost 0\.035 yuan when delivered \(1 message segment\)/);
 
 	const sends = await emulator.calls('/sms/send');
 	await parameter(page, 'operation').click();
