@@ -46,6 +46,15 @@ export class N8nRest {
 		return ((await response.json()) as Array<{ name: string }>).map((type) => type.name);
 	}
 
+	/** The newest version of a node type the editor offers: what a node added in the editor gets. */
+	async newestVersion(typeName: string): Promise<number> {
+		const response = await fetch(`${this.url}/types/nodes.json`, { headers: { cookie: this.cookie } });
+		if (!response.ok) throw new Error(`GET /types/nodes.json answered ${response.status}`);
+		const versions = ((await response.json()) as Array<{ name: string; version: number | number[] }>).filter((type) => type.name === typeName).flatMap((type) => [type.version].flat());
+		if (versions.length === 0) throw new Error(`the editor offers no node type ${typeName}`);
+		return Math.max(...versions);
+	}
+
 	/** What the credential's Test button does: the stored data (secrets blanked), tested by the credential's own test. */
 	async testCredential(id: string): Promise<{ status: string; message: string }> {
 		const stored = await this.call<Record<string, unknown>>('GET', `credentials/${id}?includeData=true`);

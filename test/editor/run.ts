@@ -2,7 +2,8 @@
  * `npm run test:editor`: the nodes as a new user meets them in n8n 2.x's editor, in a real
  * Chromium (Debian's, driven by playwright-core), against `npm start` on free ports with a
  * throwaway sandbox. Checks the node creator, the credential's Test button, every example run
- * green from the editor, the error output, the bill hint and the browser console; saves a
+ * green from the editor, the error output, the bill hint, signatures and templates picked by name
+ * (catalogue.ts) and the browser console; saves a
  * screenshot of each step under test-results/editor/ (EDITOR_SCREENSHOTS moves it).
  *
  * EDITOR_TEST_URL=http://127.0.0.1:5678 EMULATOR_URL=http://127.0.0.1:8787 reuses a running
@@ -21,6 +22,7 @@ import { checkCredential, checkNodeCreator } from './creator';
 import { screenshot, SCREENSHOTS } from './shots';
 import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkSubtitlesAndDocs, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
 import { checkItemNamedOnce } from './errorItems';
+import { checkCatalogueWalkThrough } from './catalogue';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -185,6 +187,10 @@ async function main() {
 			await checkRefusedWhileListening(page, rest, sandbox.url, trigger);
 			await checkTestUrlGetsSends(page, rest, sandbox.url, credential);
 		});
+		await check(
+			'a new user creates a signature and a template, the review callback approves them in the list without a query, a new Send node picks both by name, shows the text and variables, previews and sends; Template By ID 502 says "not found" before any run',
+			async () => await checkCatalogueWalkThrough(page, rest, sandbox.url, sandbox.emulatorUrl, credential),
+		);
 		await check('canvas subtitles read "operation: resource" in words; Docs links keep their #section', async () => await checkSubtitlesAndDocs(page, sandbox.url));
 
 		await check('"Continue (using error output)" shows the failed item on the Error branch', async () => {

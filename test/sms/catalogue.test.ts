@@ -2,7 +2,7 @@ import type { IDataObject, ILoadOptionsFunctions, INode, INodeParameters } from 
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
-import { TEMPLATE_VARIABLES_METHOD } from '../../nodes/DataGatewaySms/actions/message/templateVariables';
+import { CHOOSE_FIRST, TEMPLATE_VARIABLES_METHOD } from '../../nodes/DataGatewaySms/actions/message/templateVariables';
 import { SEARCH_METHODS } from '../../nodes/DataGatewaySms/actions/catalogue/pickByName';
 import { MAX_IMPORT_IDS } from '../../nodes/DataGatewaySms/actions/catalogue/import';
 import type { Emulator } from '../emulator/server';
@@ -144,6 +144,14 @@ describe('the form says what it read', () => {
 		expect(notice).toBe(`Template ${pending} "通知" is under review: it can be sent once approved. It reads: 您的快递\${no}到了`);
 		// What the form read is listed too.
 		expect((await list('template')).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId), pending]);
+	});
+});
+
+describe('the form before a template is chosen (seen in the editor walk-through)', () => {
+	it('before a template is chosen, the notice says how to reload the form when n8n does not', async () => {
+		const notice = (await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(formContext({ templateId: { __rl: true, mode: 'list', value: '' } }))).emptyFieldsNotice;
+		expect(notice).toBe(CHOOSE_FIRST);
+		expect(notice).toMatch(/Still this text after choosing\? Click Execute previous nodes .*or close and reopen this node\.$/);
 	});
 });
 
