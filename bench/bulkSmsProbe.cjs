@@ -3,7 +3,8 @@
  * the installed package's files, it wraps, without changing what they do:
  * - the SMS node's `execute`, to take the main thread's CPU time while the node runs;
  * - SendRecords' `update` (one atomic store update of the send records, however often retried),
- *   the SQLite store's transactions and the Redis store's commands, to count the store round trips.
+ *   the SQLite store's transactions (and its tries of them while the file was busy) and the Redis
+ *   store's commands, to count the store round trips.
  * Writes the figures as JSON to DGW_BULK_PROBE_OUT when the process exits. With DGW_BULK_PROFILE
  * set to a file name, the node's run is also profiled (node:inspector, as --cpu-prof) into that file.
  * Plain CommonJS: it runs inside n8n's own Node, before any loader.
@@ -14,7 +15,7 @@ const { writeFileSync } = require('node:fs');
 const out = process.env.DGW_BULK_PROBE_OUT;
 const PACKAGE_DIST = '/n8n-nodes-data-gateway/dist/nodes/';
 const profileFile = process.env.DGW_BULK_PROFILE;
-const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, redisCommands: 0 };
+const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0 };
 
 function count(prototype, method, figure) {
 	const original = prototype[method];
@@ -73,7 +74,11 @@ Module.prototype.load = function (filename) {
 	const file = filename.slice(at + PACKAGE_DIST.length);
 	if (file === 'DataGatewaySms/DataGatewaySms.node.js') this.exports.DataGatewaySms = timedNode(this.exports.DataGatewaySms);
 	else if (file === 'shared/store/sendRecords/sendRecords.js') count(this.exports.SendRecords.prototype, 'update', 'recordUpdates');
-	else if (file === 'shared/store/sqliteStore.js') count(this.exports.SqliteDurableStore.prototype, 'attempt', 'sqliteTransactions');
+	else if (file === 'shared/store/sqliteStore.js') {
+		// `use` once per transaction asked for; `attempt` again each time the file was busy (locked by another connection).
+		count(this.exports.SqliteDurableStore.prototype, 'use', 'sqliteTransactions');
+		count(this.exports.SqliteDurableStore.prototype, 'attempt', 'sqliteAttempts');
+	}
 	else if (file === 'shared/store/redisStore.js') count(this.exports.RedisDurableStore.prototype, 'call', 'redisCommands');
 };
 
