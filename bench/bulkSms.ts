@@ -32,6 +32,9 @@ export interface BulkRun {
 	sendSpanMs: number;
 	/** From the node's start (its startTime in the run data) to the first send, and from the last send to its end. */
 	beforeFirstSendMs: number;
+	/** Of the time before the first send: reading and checking the items (and the opt-out list), then reserving them in the send records. */
+	checksMs: number;
+	reserveMs: number;
 	afterLastSendMs: number;
 	sent: number;
 	failed: number;
@@ -125,7 +128,7 @@ function floorWorkflow(id: string, prefix: string, count: number) {
 }
 
 type PrintedRun = { data: { resultData: { runData: Record<string, Array<{ startTime: number; executionTime: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } };
-type ProbeFigures = { executeCpuMs: number; executes: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
+type ProbeFigures = { executeCpuMs: number; executes: number; executeStartedAt: number; reserveStartedAt: number; reserveEndedAt: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
 
 /** BULK_PROFILE=<folder>: each run's node profiled into <folder>/<workflow id>.cpuprofile (see bench/profile.ts for a summary). */
 function profileEnv(id: string): NodeJS.ProcessEnv {
@@ -220,6 +223,8 @@ async function runOne(runtime: Runtime, userFolder: string, emulator: EmulatorPr
 		idealMs: (numbers * BULK_LATENCY_MS) / BULK_CONCURRENCY,
 		sendSpanMs: sends.length > 0 ? Math.max(...sends) - Math.min(...sends) : 0,
 		beforeFirstSendMs: sends.length > 0 ? Math.min(...sends) - send.startTime : 0,
+		checksMs: probe.reserveStartedAt - probe.executeStartedAt,
+		reserveMs: probe.reserveEndedAt - probe.reserveStartedAt,
 		afterLastSendMs: sends.length > 0 ? send.startTime + send.executionTime - Math.max(...sends) : 0,
 		sent,
 		failed: numbers - sent,
@@ -302,7 +307,7 @@ export function bulkSection(runs: BulkRun[], stamp: string): string {
 		const ratio = run.nodeMs / run.idealMs;
 		return (
 			`| ${run.numbers.toLocaleString('en')} | ${STORE_NAMES[run.store]} | ${Math.round(run.nodeMs)} ms | ${run.idealMs} ms | **${ratio.toFixed(2)} ×** (${ratio <= BULK_TARGET && run.failed === 0 ? 'met' : 'missed'}) ` +
-			`| ${Math.round(run.beforeFirstSendMs)} ms (n8n's Edit Fields, one expression per item: ${run.floorMs === undefined ? '–' : `${Math.round(run.floorMs)} ms`}) | ${Math.round(run.sendSpanMs)} ms (${(run.sendSpanMs / run.idealMs).toFixed(2)} ×; a bare undici loop just before: ${Math.round(run.bareSpanMs)} ms, ${(run.bareSpanMs / run.idealMs).toFixed(2)} ×) | ${Math.round(run.afterLastSendMs)} ms | ${run.recordUpdatesPerSend.toFixed(3)} | ${roundTrips(run)} ` +
+			`| ${Math.round(run.beforeFirstSendMs)} ms: checks ${Math.round(run.checksMs)} ms (n8n's Edit Fields, one expression per item: ${run.floorMs === undefined ? '–' : `${Math.round(run.floorMs)} ms`}), reserve ${Math.round(run.reserveMs)} ms | ${Math.round(run.sendSpanMs)} ms (${(run.sendSpanMs / run.idealMs).toFixed(2)} ×; a bare undici loop just before: ${Math.round(run.bareSpanMs)} ms, ${(run.bareSpanMs / run.idealMs).toFixed(2)} ×) | ${Math.round(run.afterLastSendMs)} ms | ${run.recordUpdatesPerSend.toFixed(3)} | ${roundTrips(run)} ` +
 			`| ${run.nodeCpuUsPerMessage.toFixed(0)} µs | ${run.sent} sent, ${run.failed} failed; load average ${run.loadAverage.map((load) => load.toFixed(1)).join(' → ')} |`
 		);
 	});
@@ -311,7 +316,7 @@ export function bulkSection(runs: BulkRun[], stamp: string): string {
 
 Real n8n 2.41 in regular mode, the package installed the Community Nodes way; one workflow per row: Manual Trigger → Code (the numbers) → one Data Gateway SMS node, version 1.4, Send with a template without variables and default options, credential concurrency ${BULK_CONCURRENCY}; every number distinct. The emulator runs in its own process at ${BULK_LATENCY_MS} ms latency per call. Each row is one \`n8n execute\` process. Target: node time ≤ ${BULK_TARGET} × ideal in both stores.
 
-How measured: **node time** is the Send node's \`executionTime\` in the execution's run data, as n8n records it (reading and checking every item, the send records, the paid calls, marking them sent, the output); **ideal** = numbers × ${BULK_LATENCY_MS} ms ÷ ${BULK_CONCURRENCY}. **Send span** is the first to the last \`/sms/send\` the emulator's ledger saw; **before the first send** runs from the node's \`startTime\` in the run data to the first send (reading and checking every item, then reserving them all, before anything is paid), **after the last send** from the last send to the node's end (its answer, marking the sends, the output). Beside the send span, a bare undici loop sending as many messages ${BULK_CONCURRENCY} at a time from the bench process to the same emulator right before the run: what the machine allows at that moment (on a busy machine the emulator answers late too). Beside the time before the first send, n8n's own Edit Fields node over the same numbers reading \`={{ $json.phone }}\` per item, in a run of its own: what n8n spends evaluating the expression the Send node reads per item (in n8n 2.x expressions run in an isolate), which no node can send before. Store round trips are counted inside n8n by bench/bulkSmsProbe.cjs (preloaded with \`--require\`; it wraps the installed package's methods and changes nothing they do): **record updates** = the send records' atomic updates (reserve, claim, mark sent, release; one each however often retried) ÷ numbers; **store round trips** = the Redis store's commands (TIME, reads, the compare-and-set script) and the SQLite store's transactions (with Redis only the delivery references, which live where the SMS Trigger looks: n8n's own store, here the SQLite file) ÷ numbers; beside them the SQLite tries, which count again each transaction that found the file locked by another connection (its checkpoints run on a thread of their own) and waited. **CPU per message** = the main thread's CPU time while the node's \`execute\` ran ÷ numbers (HTTP to the emulator included; the emulator's own CPU is elsewhere).
+How measured: **node time** is the Send node's \`executionTime\` in the execution's run data, as n8n records it (reading and checking every item, the send records, the paid calls, marking them sent, the output); **ideal** = numbers × ${BULK_LATENCY_MS} ms ÷ ${BULK_CONCURRENCY}. **Send span** is the first to the last \`/sms/send\` the emulator's ledger saw; **before the first send** runs from the node's \`startTime\` in the run data to the first send: the **checks** (every item read and checked, the opt-out list read; from the node's \`execute\` to the send records' reserve, taken by the probe) and the **reserve** (every item reserved in the send records, the spending cap) before anything is paid; **after the last send** from the last send to the node's end (its answer, marking the sends, the output). Beside the send span, a bare undici loop sending as many messages ${BULK_CONCURRENCY} at a time from the bench process to the same emulator right before the run: what the machine allows at that moment (on a busy machine the emulator answers late too). Beside the time before the first send, n8n's own Edit Fields node over the same numbers reading \`={{ $json.phone }}\` per item, in a run of its own: what n8n spends evaluating the expression the Send node reads per item (in n8n 2.x expressions run in an isolate), which no node can send before. Store round trips are counted inside n8n by bench/bulkSmsProbe.cjs (preloaded with \`--require\`; it wraps the installed package's methods and changes nothing they do): **record updates** = the send records' atomic updates (reserve, claim, mark sent, release; one each however often retried) ÷ numbers; **store round trips** = the Redis store's commands (TIME, reads, the compare-and-set script) and the SQLite store's transactions (with Redis only the delivery references, which live where the SMS Trigger looks: n8n's own store, here the SQLite file) ÷ numbers; beside them the SQLite tries, which count again each transaction that found the file locked by another connection (its checkpoints run on a thread of their own) and waited. **CPU per message** = the main thread's CPU time while the node's \`execute\` ran ÷ numbers (HTTP to the emulator included; the emulator's own CPU is elsewhere).
 
 | numbers | records in | node time | ideal | node ÷ ideal | before the first send | send span | after the last send | record updates per send | store round trips per send | node's CPU per message | run |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |

@@ -1,7 +1,8 @@
 /**
  * Preloaded (`node --require`) into the `n8n execute` process of bench/bulkSms.ts. When n8n loads
  * the installed package's files, it wraps, without changing what they do:
- * - the SMS node's `execute`, to take the main thread's CPU time while the node runs;
+ * - the SMS node's `execute`, to take the main thread's CPU time while the node runs, and when the
+ *   send records' reserve (after every item is read and checked) began and ended;
  * - SendRecords' `update` (one atomic store update of the send records, however often retried),
  *   the SQLite store's transactions (and its tries of them while the file was busy) and the Redis
  *   store's commands, to count the store round trips.
@@ -15,7 +16,20 @@ const { writeFileSync } = require('node:fs');
 const out = process.env.DGW_BULK_PROBE_OUT;
 const PACKAGE_DIST = '/n8n-nodes-data-gateway/dist/nodes/';
 const profileFile = process.env.DGW_BULK_PROFILE;
-const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0 };
+const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0 };
+
+/** Epoch ms of the first call of an async method, and of its end. */
+function stamp(prototype, method, started, ended) {
+	const original = prototype[method];
+	prototype[method] = async function (...args) {
+		if (!figures[started]) figures[started] = performance.timeOrigin + performance.now();
+		try {
+			return await original.apply(this, args);
+		} finally {
+			if (!figures[ended]) figures[ended] = performance.timeOrigin + performance.now();
+		}
+	};
+}
 
 function count(prototype, method, figure) {
 	const original = prototype[method];
@@ -52,6 +66,7 @@ function timedNode(Original) {
 				const profiler = profileFile ? await startProfiler() : undefined;
 				const cpu = process.threadCpuUsage ? process.threadCpuUsage() : process.cpuUsage();
 				const started = performance.now();
+				figures.executeStartedAt = performance.timeOrigin + started;
 				try {
 					return await execute.apply(this, callArgs);
 				} finally {
@@ -73,7 +88,10 @@ Module.prototype.load = function (filename) {
 	if (at < 0) return;
 	const file = filename.slice(at + PACKAGE_DIST.length);
 	if (file === 'DataGatewaySms/DataGatewaySms.node.js') this.exports.DataGatewaySms = timedNode(this.exports.DataGatewaySms);
-	else if (file === 'shared/store/sendRecords/sendRecords.js') count(this.exports.SendRecords.prototype, 'update', 'recordUpdates');
+	else if (file === 'shared/store/sendRecords/sendRecords.js') {
+		count(this.exports.SendRecords.prototype, 'update', 'recordUpdates');
+		stamp(this.exports.SendRecords.prototype, 'reserve', 'reserveStartedAt', 'reserveEndedAt');
+	}
 	else if (file === 'shared/store/sqliteStore.js') {
 		// `use` once per transaction asked for; `attempt` again each time the file was busy (locked by another connection).
 		count(this.exports.SqliteDurableStore.prototype, 'use', 'sqliteTransactions');
