@@ -6,6 +6,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
+import { deliveryRecordTiming } from '../../nodes/DataGatewaySms/actions/message/reference';
 import * as sendsByTask from '../../nodes/shared/store/sendsByTask';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
@@ -131,6 +132,9 @@ describe('Reference', () => {
 	it('records the references of a batch 50 sends to a store update, not one update per send, and every report still carries its own', async () => {
 		await serveTrigger();
 		const record = jest.spyOn(sendsByTask, 'recordSends');
+		// No group is sent early for its age here: the groups are the batch's own.
+		const { waitMs } = deliveryRecordTiming;
+		deliveryRecordTiming.waitMs = undefined;
 		try {
 			const items = Array.from({ length: 120 }, (_, index) => ({ phone: `1390000${String(8000 + index)}`, orderId: `B-${index}` }));
 			const sent = (await send(items, {}, 'send-execution-batch')).json();
@@ -141,6 +145,7 @@ describe('Reference', () => {
 			expect(reportsStarted().map((report) => report.reference).sort()).toEqual(['B-0', 'B-119']);
 		} finally {
 			record.mockRestore();
+			deliveryRecordTiming.waitMs = waitMs;
 		}
 	});
 

@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors/failures';
 import type { ItemParameters } from '../../../shared/n8n/parameters';
@@ -25,18 +26,24 @@ export function referenceFields(operations: string[]): INodeProperties[] {
 }
 
 /**
- * The sends of one node run, recorded by task ID for their delivery reports: each item's Reference
- * is read and checked with the item's other fields (before any send), and each task ID is
- * recorded as soon as its send returns, several at once while a save is under way. A send that
- * could not be recorded is still sent and output: the run's hint says what is missing.
- */
-/**
  * Sends recorded together: each record rewrites the minute's index of task IDs (sendsByTask.ts), so
  * one update per send cost a transaction and that index's text each (bench section 11). A report
  * that reaches the SMS Trigger before its send is recorded is kept and joined to it (sendsByTask.ts).
  */
 const RECORDS_PER_SAVE = 50;
+/**
+ * How long a send waits at most for its group (a batch paced by a rate cap fills 50 slowly), so that
+ * its record is there before its delivery report, which comes seconds later. Undefined (tests): only
+ * full groups and the end of the sends save.
+ */
+export const deliveryRecordTiming: { waitMs: number | undefined } = { waitMs: 200 };
 
+/**
+ * The sends of one node run, recorded by task ID for their delivery reports: each item's Reference
+ * is read and checked with the item's other fields (before any send), and the task IDs are
+ * recorded RECORDS_PER_SAVE at a time as their sends return, the rest when the sends end. A send
+ * that could not be recorded is still sent and output: the run's hint says what is missing.
+ */
 export class DeliveryLog {
 	private readonly references = new Map<number, string>();
 	private readonly waiting: SendToLog[] = [];
@@ -79,12 +86,20 @@ export class DeliveryLog {
 				reference: this.references.get(itemIndex) ?? null,
 				...this.runIds(),
 			});
-			// A store update per RECORDS_PER_SAVE sends, not one each; the rest when the sends end (saved()).
+			// A store update per RECORDS_PER_SAVE sends, not one each; the rest after at most waitMs, or when the sends end (saved()).
 			if (this.waiting.length >= RECORDS_PER_SAVE) this.saving ??= this.saveWaiting();
+			else if (!this.flushSoon && deliveryRecordTiming.waitMs !== undefined) {
+				this.flushSoon = true;
+				void sleep(deliveryRecordTiming.waitMs).then(() => {
+					this.flushSoon = false;
+					if (this.waiting.length > 0) this.saving ??= this.saveWaiting(1);
+				});
+			}
 		}
 		return outcome;
 	}
 
+	private flushSoon = false;
 	private ids?: { workflowId: string; executionId: string };
 	/** The workflow and execution, read once per run. */
 	private runIds(): { workflowId: string; executionId: string } {
