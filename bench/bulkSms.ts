@@ -43,6 +43,8 @@ export interface BulkRun {
 	sqliteTransactionsPerSend: number;
 	/** Tries of those transactions, a busy file (another connection's lock) tried again included. */
 	sqliteAttemptsPerSend: number;
+	/** The SQLite transactions by what they were for (writing, reading, sweeping). */
+	sqliteByWhat: Record<string, number>;
 	redisCommandsPerSend: number;
 	/** The main thread's CPU time while the node ran, per message. */
 	nodeCpuUsPerMessage: number;
@@ -128,7 +130,7 @@ function floorWorkflow(id: string, prefix: string, count: number) {
 }
 
 type PrintedRun = { data: { resultData: { runData: Record<string, Array<{ startTime: number; executionTime: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } };
-type ProbeFigures = { executeCpuMs: number; executes: number; executeStartedAt: number; reserveStartedAt: number; reserveEndedAt: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
+type ProbeFigures = { sqliteByWhat: Record<string, number>; executeCpuMs: number; executes: number; executeStartedAt: number; reserveStartedAt: number; reserveEndedAt: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
 
 /** BULK_PROFILE=<folder>: each run's node profiled into <folder>/<workflow id>.cpuprofile (see bench/profile.ts for a summary). */
 function profileEnv(id: string): NodeJS.ProcessEnv {
@@ -231,6 +233,7 @@ async function runOne(runtime: Runtime, userFolder: string, emulator: EmulatorPr
 		recordUpdatesPerSend: probe.recordUpdates / numbers,
 		sqliteTransactionsPerSend: probe.sqliteTransactions / numbers,
 		sqliteAttemptsPerSend: probe.sqliteAttempts / numbers,
+		sqliteByWhat: probe.sqliteByWhat,
 		redisCommandsPerSend: probe.redisCommands / numbers,
 		nodeCpuUsPerMessage: (probe.executeCpuMs * 1000) / numbers,
 		loadAverage: [loadBefore, loadAfter],
@@ -300,7 +303,7 @@ export function bulkFigure(run: BulkRun): Figure {
 
 const roundTrips = (run: BulkRun) =>
 	(run.store === 'Redis' ? `${run.redisCommandsPerSend.toFixed(3)} Redis commands + ` : '') +
-	`${run.sqliteTransactionsPerSend.toFixed(3)} SQLite transactions${run.store === 'Redis' ? ' (the delivery references)' : ''}, ${run.sqliteAttemptsPerSend.toFixed(3)} tries`;
+	`${run.sqliteTransactionsPerSend.toFixed(3)} SQLite transactions${run.store === 'Redis' ? ' (the delivery references; the sweep of expired rows)' : ''}, ${run.sqliteAttemptsPerSend.toFixed(3)} tries`;
 
 export function bulkSection(runs: BulkRun[], stamp: string): string {
 	const rows = runs.map((run) => {
@@ -316,7 +319,7 @@ export function bulkSection(runs: BulkRun[], stamp: string): string {
 
 Real n8n 2.41 in regular mode, the package installed the Community Nodes way; one workflow per row: Manual Trigger → Code (the numbers) → one Data Gateway SMS node, version 1.4, Send with a template without variables and default options, credential concurrency ${BULK_CONCURRENCY}; every number distinct. The emulator runs in its own process at ${BULK_LATENCY_MS} ms latency per call. Each row is one \`n8n execute\` process. Target: node time ≤ ${BULK_TARGET} × ideal in both stores.
 
-How measured: **node time** is the Send node's \`executionTime\` in the execution's run data, as n8n records it (reading and checking every item, the send records, the paid calls, marking them sent, the output); **ideal** = numbers × ${BULK_LATENCY_MS} ms ÷ ${BULK_CONCURRENCY}. **Send span** is the first to the last \`/sms/send\` the emulator's ledger saw; **before the first send** runs from the node's \`startTime\` in the run data to the first send: the **checks** (every item read and checked, the opt-out list read; from the node's \`execute\` to the send records' reserve, taken by the probe) and the **reserve** (every item reserved in the send records, the spending cap) before anything is paid; **after the last send** from the last send to the node's end (its answer, marking the sends, the output). Beside the send span, a bare undici loop sending as many messages ${BULK_CONCURRENCY} at a time from the bench process to the same emulator right before the run: what the machine allows at that moment (on a busy machine the emulator answers late too). Beside the time before the first send, n8n's own Edit Fields node over the same numbers reading \`={{ $json.phone }}\` per item, in a run of its own: what n8n spends evaluating the expression the Send node reads per item (in n8n 2.x expressions run in an isolate), which no node can send before. Store round trips are counted inside n8n by bench/bulkSmsProbe.cjs (preloaded with \`--require\`; it wraps the installed package's methods and changes nothing they do): **record updates** = the send records' atomic updates (reserve, claim, mark sent, release; one each however often retried) ÷ numbers; **store round trips** = the Redis store's commands (TIME, reads, the compare-and-set script) and the SQLite store's transactions (with Redis only the delivery references, which live where the SMS Trigger looks: n8n's own store, here the SQLite file) ÷ numbers; beside them the SQLite tries, which count again each transaction that found the file locked by another connection (its checkpoints run on a thread of their own) and waited. **CPU per message** = the main thread's CPU time while the node's \`execute\` ran ÷ numbers (HTTP to the emulator included; the emulator's own CPU is elsewhere).
+How measured: **node time** is the Send node's \`executionTime\` in the execution's run data, as n8n records it (reading and checking every item, the send records, the paid calls, marking them sent, the output); **ideal** = numbers × ${BULK_LATENCY_MS} ms ÷ ${BULK_CONCURRENCY}. **Send span** is the first to the last \`/sms/send\` the emulator's ledger saw; **before the first send** runs from the node's \`startTime\` in the run data to the first send: the **checks** (every item read and checked, the opt-out list read; from the node's \`execute\` to the send records' reserve, taken by the probe) and the **reserve** (every item reserved in the send records, the spending cap) before anything is paid; **after the last send** from the last send to the node's end (its answer, marking the sends, the output). Beside the send span, a bare undici loop sending as many messages ${BULK_CONCURRENCY} at a time from the bench process to the same emulator right before the run: what the machine allows at that moment (on a busy machine the emulator answers late too). Beside the time before the first send, n8n's own Edit Fields node over the same numbers reading \`={{ $json.phone }}\` per item, in a run of its own: what n8n spends evaluating the expression the Send node reads per item (in n8n 2.x expressions run in an isolate), which no node can send before. Store round trips are counted inside n8n by bench/bulkSmsProbe.cjs (preloaded with \`--require\`; it wraps the installed package's methods and changes nothing they do): **record updates** = the send records' atomic updates (reserve, claim, mark sent, release; one each however often retried) ÷ numbers; **store round trips** = the Redis store's commands (TIME, reads, the compare-and-set script) and the SQLite store's transactions (with Redis only the delivery references, which live where the SMS Trigger looks: n8n's own store, here the SQLite file, and the sweep's steps, which remove the rows the SQLite rows before left to expire) ÷ numbers; beside them the SQLite tries, which count again each transaction that found the file locked by another connection (its checkpoints run on a thread of their own) and waited. **CPU per message** = the main thread's CPU time while the node's \`execute\` ran ÷ numbers (HTTP to the emulator included; the emulator's own CPU is elsewhere).
 
 | numbers | records in | node time | ideal | node ÷ ideal | before the first send | send span | after the last send | record updates per send | store round trips per send | node's CPU per message | run |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |

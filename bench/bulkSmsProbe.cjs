@@ -16,7 +16,7 @@ const { writeFileSync } = require('node:fs');
 const out = process.env.DGW_BULK_PROBE_OUT;
 const PACKAGE_DIST = '/n8n-nodes-data-gateway/dist/nodes/';
 const profileFile = process.env.DGW_BULK_PROFILE;
-const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0 };
+const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0, sqliteByWhat: {} };
 
 /** Epoch ms of the first call of an async method, and of its end. */
 function stamp(prototype, method, started, ended) {
@@ -95,6 +95,12 @@ Module.prototype.load = function (filename) {
 	else if (file === 'shared/store/sqliteStore.js') {
 		// `use` once per transaction asked for; `attempt` again each time the file was busy (locked by another connection).
 		count(this.exports.SqliteDurableStore.prototype, 'use', 'sqliteTransactions');
+		// And by what the transaction was for ('writing', 'reading', 'sweeping').
+		const use = this.exports.SqliteDurableStore.prototype.use;
+		this.exports.SqliteDurableStore.prototype.use = function (what, ...args) {
+			figures.sqliteByWhat[what] = (figures.sqliteByWhat[what] ?? 0) + 1;
+			return use.call(this, what, ...args);
+		};
 		count(this.exports.SqliteDurableStore.prototype, 'attempt', 'sqliteAttempts');
 	}
 	else if (file === 'shared/store/redisStore.js') count(this.exports.RedisDurableStore.prototype, 'call', 'redisCommands');
