@@ -28,7 +28,8 @@ export function referenceFields(operations: string[]): INodeProperties[] {
 /**
  * Sends recorded together: each record rewrites the minute's index of task IDs (sendsByTask.ts), so
  * one update per send cost a transaction and that index's text each (bench section 11). A report
- * that reaches the SMS Trigger before its send is recorded is kept and joined to it (sendsByTask.ts).
+ * that reaches the SMS Trigger before its send is recorded starts its workflow without the send's
+ * fields (the record then keeps that it was reported: sendsByTask.ts), hence deliveryRecordTiming.
  */
 const RECORDS_PER_SAVE = 50;
 /**
