@@ -7,7 +7,7 @@ import type { EmulatorConfig, Faults } from '../test/emulator/server';
 
 export interface EmulatorProcess {
 	url: string;
-	demo: { appCode: string; memberAppCode: string; signatureId: string; templateId: string };
+	demo: { appCode: string; memberAppCode: string; signatureId: string; templateId: string; templateWithoutVariablesId: string };
 	setFaults(faults: Faults): Promise<void>;
 	configure(config: Partial<EmulatorConfig>): Promise<void>;
 	ledger(): Promise<{ totals: { calls: number; billedCalls: number; rejected429: number; faulted: number }; calls: Array<{ at: number; path: string; kind: string; code: number | null }> }>;

@@ -4,9 +4,10 @@
  * the same as `--cpu-prof`), writes bench/results/overhead.cpuprofile (open it in Chrome DevTools),
  * and prints the functions with the most self time, grouped by where their code lives.
  * PROFILE_ITEMS sets the item count; PROFILE_KIND=engineOnly profiles n8n's engine alone, PROFILE_KIND=bare
- * the bare undici loop.
+ * the bare undici loop. PROFILE_FILE=<file.cpuprofile> only summarizes a profile taken elsewhere
+ * (e.g. the SMS node's run in real n8n, BULK_PROFILE in bench/bulkSms.ts).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
@@ -54,6 +55,7 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[]; timeDelta
 }
 
 async function main() {
+	if (process.env.PROFILE_FILE) return summarize(JSON.parse(readFileSync(process.env.PROFILE_FILE, 'utf8')), Number(process.env.PROFILE_TOP ?? 40));
 	const count = Number(process.env.PROFILE_ITEMS ?? 5000);
 	const kind = process.env.PROFILE_KIND === 'engineOnly' || process.env.PROFILE_KIND === 'bare' ? process.env.PROFILE_KIND : 'telephone';
 	const emulator = await startEmulatorProcess();

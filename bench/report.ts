@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 import { REPO_ROOT } from '../scripts/n8n-runtime';
+import { bulkSection, type BulkRun } from './bulkSms';
 import { figureRow, type Figure } from './figure';
 import type { QueueModeResult } from './queueMode';
 import { recordsSection, type StoreRun } from './records';
@@ -117,6 +118,7 @@ export interface ReportParts {
 	records: StoreRun[];
 	/** Section 11 as bench/month.ts writes it (passed as text: month.ts puts its section into the report itself when run alone). */
 	month?: string;
+	bulk?: BulkRun[];
 	/** Date.now() when the run began, for the total run time. */
 	started: number;
 	/** Turns a queue-mode result into its row of the table. */
@@ -124,7 +126,7 @@ export interface ReportParts {
 }
 
 /** Writes the whole report and the chart; returns the table printed at the end of the run. */
-export function writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, month, started, queueFigure }: ReportParts): string {
+export function writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, month, bulk = [], started, queueFigure }: ReportParts): string {
 	const machine = machineLine();
 	const date = new Date().toISOString().slice(0, 10);
 	const table = [
@@ -154,6 +156,7 @@ ${sendAndCheck ? sendAndCheckSection(sendAndCheck, `${date}, ${machine}`) : ''}
 ${reuse ? reuseSection(reuse, `${date}, ${machine}`) : ''}
 ${records.length > 0 ? recordsSection(records, `${date}, ${machine}`) : ''}
 ${month ?? ''}
+${bulk.length > 0 ? bulkSection(bulk, `${date}, ${machine}`) : ''}
 
 ![chart](chart.svg)
 

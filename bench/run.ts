@@ -7,7 +7,7 @@
  * for Send and Check Delivery over a batch (bench/sendAndCheck.ts); BENCH_ONLY=records likewise the SMS
  * send records at volume (bench/records.ts), BENCH_ONLY=reuse Reuse Answers For across executions (bench/reuse.ts),
  * BENCH_ONLY=month a month of a daily job on the SQLite store (bench/month.ts; BENCH_MONTH_DAYS=3 for fewer
- * days). BENCH_ONLY=throughput,overhead,memory prints those figures only; BENCH_ONLY=instructions counts section 4 in instructions under valgrind (bench/instructions.ts). The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
+ * days), BENCH_ONLY=bulkSms Bulk SMS in real n8n (bench/bulkSms.ts). BENCH_ONLY=throughput,overhead,memory prints those figures only; BENCH_ONLY=instructions counts section 4 in instructions under valgrind (bench/instructions.ts). The report's text and chart are written by bench/report.ts; `npm run bench:profile` (bench/profile.ts)
  * shows where section 4's CPU goes.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { forgetLimiters } from '../dist/nodes/shared/testing.js';
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { bareLoop } from './bareLoop';
+import { BULK_END, BULK_START, bulkFigure, bulkSection, bulkSmsBench, BULK_SIZES, type BulkRun, type BulkStore } from './bulkSms';
 import type { Figure } from './figure';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { instructionCounts } from './instructions';
@@ -277,10 +278,31 @@ async function focusedOnly(names: string[]) {
 		instructions: instructionCounts,
 	};
 	const unknown = names.filter((name) => !sections[name]);
-	if (unknown.length > 0) throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')}; choose from queue, sendAndCheck, records, reuse, ${Object.keys(sections).join(', ')}`);
+	if (unknown.length > 0) throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')}; choose from queue, sendAndCheck, records, reuse, bulkSms, ${Object.keys(sections).join(', ')}`);
 	const emulator = await startEmulatorProcess();
 	try {
 		for (const name of names) console.log(await section(() => sections[name](emulator)));
+	} finally {
+		await emulator.stop();
+	}
+}
+
+/**
+ * BENCH_ONLY=bulkSms: only Bulk SMS in real n8n, spliced into the existing report. BULK_SIZES=1000
+ * and BULK_STORES=SQLite narrow it for trying a change; a narrowed run is printed, not written.
+ */
+async function bulkOnly() {
+	const emulator = await startEmulatorProcess();
+	try {
+		const sizes = process.env.BULK_SIZES?.split(',').map(Number) ?? BULK_SIZES;
+		const stores = (process.env.BULK_STORES?.split(',') ?? ['SQLite', 'Redis']) as BulkStore[];
+		const runs = await section(() => bulkSmsBench(emulator, { sizes, stores }));
+		for (const run of runs) console.log(bulkFigure(run));
+		if (process.env.BULK_SIZES || process.env.BULK_STORES) return;
+		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
+		const path = join(RESULTS, 'REPORT.md');
+		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), bulkSection(runs, stamp), BULK_START, BULK_END));
+		console.log(`Report: bench/results/REPORT.md`);
 	} finally {
 		await emulator.stop();
 	}
@@ -309,6 +331,7 @@ async function main() {
 	if (process.env.BENCH_ONLY === 'sendAndCheck') return await sendAndCheckOnly();
 	if (process.env.BENCH_ONLY === 'reuse') return await reuseOnly();
 	if (process.env.BENCH_ONLY === 'month') return await monthOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
+	if (process.env.BENCH_ONLY === 'bulkSms') return await bulkOnly();
 	if (process.env.BENCH_ONLY === 'records') return await recordsOnly(`${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
 	if (process.env.BENCH_ONLY) return await focusedOnly(process.env.BENCH_ONLY.split(','));
 	const started = Date.now();
@@ -320,6 +343,7 @@ async function main() {
 	let reuse: Figure | undefined;
 	let records: StoreRun[] = [];
 	let month: string | undefined;
+	let bulk: BulkRun[] = [];
 	try {
 		figures.push(await section(() => throughput(emulator)));
 		console.log(figures.at(-1));
@@ -345,10 +369,12 @@ async function main() {
 		figures.push(...monthFigures(monthRun));
 		console.log(figures.slice(-3));
 		month = monthSection(monthRun, `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`);
+		bulk = await section(() => bulkSmsBench(emulator));
+		figures.push(...bulk.map(bulkFigure));
 	} finally {
 		await emulator.stop();
 	}
-	const table = writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, month, started, queueFigure });
+	const table = writeReport({ figures, sideRows, queue, sendAndCheck, reuse, records, month, bulk, started, queueFigure });
 	console.log(`\n${table}\n\nSide by side:\n${sideBySideTable(sideRows)}\n\nReport: bench/results/REPORT.md`);
 }
 

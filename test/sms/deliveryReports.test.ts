@@ -6,6 +6,8 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
+import { deliveryRecordTiming } from '../../nodes/DataGatewaySms/actions/message/reference';
+import * as sendsByTask from '../../nodes/shared/store/sendsByTask';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { sendParameters } from '../harness/sms';
@@ -125,6 +127,26 @@ describe('Reference', () => {
 			sendExecutionId: 'send-execution-1',
 			sentAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
 		});
+	});
+
+	it('records the references of a batch 50 sends to a store update, not one update per send, and every report still carries its own', async () => {
+		await serveTrigger();
+		const record = jest.spyOn(sendsByTask, 'recordSends');
+		// No group is sent early for its age here: the groups are the batch's own.
+		const { waitMs } = deliveryRecordTiming;
+		deliveryRecordTiming.waitMs = undefined;
+		try {
+			const items = Array.from({ length: 120 }, (_, index) => ({ phone: `1390000${String(8000 + index)}`, orderId: `B-${index}` }));
+			const sent = (await send(items, {}, 'send-execution-batch')).json();
+			expect(sent.filter((item) => typeof item.taskId === 'string')).toHaveLength(120);
+			expect(record.mock.calls.map(([, , sends]) => sends.length)).toEqual([50, 50, 20]);
+			for (const index of [0, 119]) await deliver(sent[index].taskId as string);
+			await until(() => reportsStarted().length === 2);
+			expect(reportsStarted().map((report) => report.reference).sort()).toEqual(['B-0', 'B-119']);
+		} finally {
+			record.mockRestore();
+			deliveryRecordTiming.waitMs = waitMs;
+		}
 	});
 
 	it('keeps a small JSON as text; the report of a send without a reference stays as it was', async () => {

@@ -8,7 +8,7 @@ function contextWith(parameters: INodeParameters) {
 		getNode: () => ({ parameters }),
 		getNodeParameter: (name: string, itemIndex: number, fallback: unknown) => {
 			reads.push([name, itemIndex]);
-			const raw = parameters[name] ?? fallback;
+			const raw = name.split('.').reduce<unknown>((value, part) => (value as Record<string, unknown> | undefined)?.[part], parameters) ?? fallback;
 			return typeof raw === 'string' && raw.startsWith('=') ? `${raw.slice(1)}#${itemIndex}` : raw;
 		},
 	} as unknown as IExecuteFunctions;
@@ -43,5 +43,12 @@ describe('item parameters', () => {
 		// Back to an earlier item (a later read for an error item): read again, not another item's value.
 		expect(parameters.get('phoneNumber', 0, '')).toBe('{{ $json.phone }}#0');
 		expect(reads).toEqual([['phoneNumber', 0], ['phoneNumber', 1], ['phoneNumber', 0]]);
+	});
+
+	it('reads a dotted path with an expression inside for every item, and one without once', () => {
+		const { reads, parameters } = contextWith({ variables: { variable: [{ name: 'code', value: '={{ $json.code }}' }] }, fixed: { variable: [{ name: 'code', value: '1234' }] } });
+		expect([0, 1].map((item) => parameters.get('variables.variable', item, []))).toHaveLength(2);
+		for (const item of [0, 1]) parameters.get('fixed.variable', item, []);
+		expect(reads).toEqual([['variables.variable', 0], ['variables.variable', 1], ['fixed.variable', 0]]);
 	});
 });

@@ -8,6 +8,13 @@ function containsExpression(raw: unknown): boolean {
 	return false;
 }
 
+/** The parameter as saved, also under a dotted path ('variables.variable'), as getNodeParameter finds it. */
+function rawValue(parameters: unknown, name: string): unknown {
+	let value = parameters;
+	for (const part of name.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+	return value;
+}
+
 /**
  * Node parameters read for many items. n8n resolves every read through its expression engine and
  * validation; a parameter without an expression has the same value for every item, so it is read
@@ -33,7 +40,7 @@ export class ItemParameters {
 		if (held !== undefined && held.fallback === fallback) return held.value as T;
 		const value = this.ctx.getNodeParameter(name, itemIndex, fallback) as T;
 		if (this.perItem.has(name)) this.held.set(name, { fallback, value });
-		else if (containsExpression(this.ctx.getNode().parameters[name])) {
+		else if (containsExpression(rawValue(this.ctx.getNode().parameters, name))) {
 			this.perItem.add(name);
 			this.held.set(name, { fallback, value });
 		} else this.fixed.set(name, value);

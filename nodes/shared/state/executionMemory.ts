@@ -244,8 +244,8 @@ export function runIdOf(ctx: IExecuteFunctions): string {
 }
 
 /** Names one item's call in one run: the same under Retry On Fail, new in the next loop run. */
-export function runKey(ctx: IExecuteFunctions, itemIndex: number, request: string): string {
-	return `${ctx.getNode().name}|run ${runIndexOf(ctx)}|item ${itemIndex}|${request}`;
+export function runKey(ctx: IExecuteFunctions, itemIndex: number, request: string, nodeName = ctx.getNode().name): string {
+	return `${nodeName}|run ${runIndexOf(ctx)}|item ${itemIndex}|${request}`;
 }
 
 /**

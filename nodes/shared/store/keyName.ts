@@ -1,6 +1,6 @@
-import { createHash, createHmac } from 'crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'crypto';
 
-import { nameSecret } from './nameSecret';
+import { nameSecret, type NameSecret } from './nameSecret';
 
 /**
  * The name a store keeps a caller's key under: a keyed hash (HMAC-SHA-256 with this installation's
@@ -18,7 +18,43 @@ const GROUP_END = '>';
 /** Every name this version writes starts so; '~' sorts after every base64url character. */
 export const NAME_PREFIX = 'dgw:~';
 
-const keyedHash = (text: string) => createHmac('sha256', nameSecret().key).update(text).digest('base64url');
+/**
+ * The secret as a KeyObject, made once per secret: given a Buffer, createHmac builds a KeyObject on
+ * every call, which took about 25 µs of the 30 a name cost on Node 24 (a send names about 30 keys).
+ */
+let keyObject: { secret: NameSecret; key: KeyObject } | undefined;
+function secretKey(): KeyObject {
+	const secret = nameSecret();
+	if (keyObject?.secret !== secret) keyObject = { secret, key: createSecretKey(secret.key) };
+	return keyObject.key;
+}
+
+const keyedHash = (text: string) => createHmac('sha256', secretKey()).update(text).digest('base64url');
+
+/**
+ * The last names of texts that recur within one store update (a number's tag on each of its writes,
+ * a group's hash on each key of the group); few enough that a batch's update finds them.
+ */
+const RECENT_NAMES = 1024;
+function recentHash(recent: Map<string, string>, text: string): string {
+	let name = recent.get(text);
+	if (name === undefined) {
+		if (recent.size >= RECENT_NAMES) recent.delete(recent.keys().next().value as string);
+		recent.set(text, (name = keyedHash(text)));
+	}
+	return name;
+}
+const recentTags = new Map<string, string>();
+const recentGroups = new Map<string, string>();
+/** Forgets the remembered names (the secret changed: tests). */
+function namesOf(secret: NameSecret) {
+	if (namedWith !== secret) {
+		recentTags.clear();
+		recentGroups.clear();
+		namedWith = secret;
+	}
+}
+let namedWith: NameSecret | undefined;
 const plainHash = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /**
@@ -57,7 +93,8 @@ export function keyMismatch(store: string): string {
 
 /** A tag for everything kept about one phone number (StoreWrite.phone): what an erase finds rows by. */
 export function phoneTag(phone: string): string {
-	return keyedHash(`phone|${phone}`);
+	namesOf(nameSecret());
+	return recentHash(recentTags, `phone|${phone}`);
 }
 
 /**
@@ -79,7 +116,8 @@ export function groupedKey(group: string, rest: string): string {
 export function storedRowKey(key: string): string {
 	const end = key.indexOf(GROUP_END);
 	if (end < 0) return storedKeyName(key);
-	return `${NAME_PREFIX}${keyedHash(key.slice(0, end)).slice(0, 10)}.${keyedHash(key)}`;
+	namesOf(nameSecret());
+	return `${NAME_PREFIX}${recentHash(recentGroups, key.slice(0, end)).slice(0, 10)}.${keyedHash(key)}`;
 }
 
 /** A write's lifetime in whole ms (what Redis's PX takes), or undefined to keep it until deleted. */

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { inputError } from '../../../shared/errors/failures';
+import type { ItemParameters } from '../../../shared/n8n/parameters';
 import type { DurableStore } from '../../../shared/store/durableStore';
 import { markReported, openDeliveryStore, MAX_REFERENCE_CHARS, recordSends, type SendToLog } from '../../../shared/store/sendsByTask';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
@@ -24,10 +26,24 @@ export function referenceFields(operations: string[]): INodeProperties[] {
 }
 
 /**
+ * Sends recorded together: each record rewrites the minute's index of task IDs (sendsByTask.ts), so
+ * one update per send cost a transaction and that index's text each (bench section 12). A report
+ * that reaches the SMS Trigger before its send is recorded starts its workflow without the send's
+ * fields (the record then keeps that it was reported: sendsByTask.ts), hence deliveryRecordTiming.
+ */
+const RECORDS_PER_SAVE = 50;
+/**
+ * How long a send waits at most for its group (a batch paced by a rate cap fills 50 slowly), so that
+ * its record is there before its delivery report, which comes seconds later. Undefined (tests): only
+ * full groups and the end of the sends save.
+ */
+export const deliveryRecordTiming: { waitMs: number | undefined } = { waitMs: 200 };
+
+/**
  * The sends of one node run, recorded by task ID for their delivery reports: each item's Reference
- * is read and checked with the item's other fields (before any send), and each task ID is
- * recorded as soon as its send returns, several at once while a save is under way. A send that
- * could not be recorded is still sent and output: the run's hint says what is missing.
+ * is read and checked with the item's other fields (before any send), and the task IDs are
+ * recorded RECORDS_PER_SAVE at a time as their sends return, the rest when the sends end. A send
+ * that could not be recorded is still sent and output: the run's hint says what is missing.
  */
 export class DeliveryLog {
 	private readonly references = new Map<number, string>();
@@ -46,9 +62,9 @@ export class DeliveryLog {
 		private readonly keepMs: number,
 	) {}
 
-	/** Reads item `itemIndex`'s Reference; throws an input error naming the fix when it is too long. */
-	readReference(itemIndex: number): void {
-		const value = this.ctx.getNodeParameter('reference', itemIndex, '') as unknown;
+	/** Reads item `itemIndex`'s Reference (through the run's `parameters` when given); throws an input error naming the fix when it is too long. */
+	readReference(itemIndex: number, parameters?: ItemParameters): void {
+		const value = parameters ? parameters.get<unknown>('reference', itemIndex, '') : (this.ctx.getNodeParameter('reference', itemIndex, '') as unknown);
 		const reference = typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 		if (reference.length > MAX_REFERENCE_CHARS) {
 			throw inputError(this.ctx.getNode(), itemIndex, 'Reference', `is ${reference.length} characters long; at most ${MAX_REFERENCE_CHARS} are kept`, 'Use a short key, such as an order number, and look the rest up when the report arrives.');
@@ -69,12 +85,27 @@ export class DeliveryLog {
 				phone,
 				taskId: outcome.taskId,
 				reference: this.references.get(itemIndex) ?? null,
-				workflowId: String(this.ctx.getWorkflow().id ?? ''),
-				executionId: String(this.ctx.getExecutionId?.() ?? ''),
+				...this.runIds(),
 			});
-			this.saving ??= this.saveWaiting();
+			// A store update per RECORDS_PER_SAVE sends, not one each; the rest after at most waitMs, or when the sends end (saved()).
+			if (this.waiting.length >= RECORDS_PER_SAVE) this.saving ??= this.saveWaiting();
+			else if (!this.flushSoon && deliveryRecordTiming.waitMs !== undefined) {
+				this.flushSoon = true;
+				void sleep(deliveryRecordTiming.waitMs).then(() => {
+					this.flushSoon = false;
+					if (this.waiting.length > 0) this.saving ??= this.saveWaiting(1);
+				});
+			}
 		}
 		return outcome;
+	}
+
+	private flushSoon = false;
+	private ids?: { workflowId: string; executionId: string };
+	/** The workflow and execution, read once per run. */
+	private runIds(): { workflowId: string; executionId: string } {
+		this.ids ??= { workflowId: String(this.ctx.getWorkflow().id ?? ''), executionId: String(this.ctx.getExecutionId?.() ?? '') };
+		return this.ids;
 	}
 
 	/** After the node's sends, succeeded or not: waits for their records and says in the run's hints what the records could not do. */
@@ -83,9 +114,9 @@ export class DeliveryLog {
 		this.addHints();
 	}
 
-	/** Waits until every send noted so far is recorded (or failed to be). */
+	/** Records every send noted so far, and waits until they are recorded (or failed to be). */
 	async saved(): Promise<void> {
-		while (this.saving) await this.saving;
+		while (this.saving || this.waiting.length > 0) await (this.saving ??= this.saveWaiting(1));
 	}
 
 	/** Send and Check Delivery saw these tasks' final status itself: Check Pending Deliveries need not list them. */
@@ -103,9 +134,10 @@ export class DeliveryLog {
 		return this.store;
 	}
 
-	private async saveWaiting(): Promise<void> {
+	/** Records what waits, while at least `least` sends wait. */
+	private async saveWaiting(least = RECORDS_PER_SAVE): Promise<void> {
 		try {
-			while (this.waiting.length > 0) {
+			while (this.waiting.length >= least) {
 				const sends = this.waiting.splice(0);
 				try {
 					await recordSends(await this.openStore(), this.account, sends, this.keepMs);

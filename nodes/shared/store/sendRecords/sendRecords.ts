@@ -48,6 +48,8 @@ export class RecordsFailure extends Error {
 
 /** Items per store update: one atomic decision each, small enough for one Redis script. */
 const ITEMS_PER_UPDATE = 50;
+/** Updates of one step (reserve, mark sent, release) in flight at once: their round trips overlap on Redis. */
+const CHUNKS_AT_ONCE = 8;
 /** Tries of one store update; each decision is safe to run again (see decisions.ts). */
 const TRIES = 3;
 /** A send record outlives the repeat window, and a day for a retry of the same execution. */
@@ -142,10 +144,31 @@ export class SendRecords {
 		throw failure;
 	}
 
+	/**
+	 * The items' updates, ITEMS_PER_UPDATE items each, in item order: up to CHUNKS_AT_ONCE at once
+	 * while their keys are apart (a shared key, such as a number's counts, waits for the updates
+	 * before it), so that Redis's round trips overlap. When one fails, the rest already started end
+	 * before it is thrown (the caller then releases what they took); none starts after it.
+	 */
 	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
-		const results: T[] = [];
-		for (let start = 0; start < items.length; start += ITEMS_PER_UPDATE) results.push(...(await this.update(items.slice(start, start + ITEMS_PER_UPDATE), decide, counts)));
-		return results;
+		const results: T[][] = [];
+		let running: Array<Promise<unknown>> = [];
+		let keysInFlight = new Set<string>();
+		const settle = async () => {
+			const failed = (await Promise.allSettled(running)).find((outcome) => outcome.status === 'rejected');
+			running = [];
+			keysInFlight = new Set();
+			if (failed) throw (failed as PromiseRejectedResult).reason;
+		};
+		for (let start = 0, index = 0; start < items.length; start += ITEMS_PER_UPDATE, index++) {
+			const chunk = items.slice(start, start + ITEMS_PER_UPDATE);
+			const keys = keysOfItems(chunk, counts);
+			if (running.length >= CHUNKS_AT_ONCE || keys.some((key) => keysInFlight.has(key))) await settle();
+			for (const key of keys) keysInFlight.add(key);
+			running.push(this.update(chunk, decide, counts).then((answers) => (results[index] = answers)));
+		}
+		await settle();
+		return results.flat();
 	}
 
 	/**

@@ -27,7 +27,7 @@ async function readBoth(run: SendRun): Promise<Record<CatalogueKind, Entries> | 
  * spending cap and budgets never count with them: they read the gateway (plan.ts knownTexts).
  */
 export async function catalogueTexts(run: SendRun, signId: number, templateId: number): Promise<{ signature?: string; template?: string }> {
-	if (run.ctx.getNode().typeVersion < PICKER_VERSION) return {};
+	if (run.node.typeVersion < PICKER_VERSION) return {};
 	let reading = readings.get(run);
 	if (!reading) {
 		reading = readBoth(run);

@@ -102,7 +102,7 @@ export async function checkDeliveries(run: SendRun, settled: SettledSends): Prom
 
 function presentChecked(run: SendRun, sent: SendOutcome, task: SmsTask | undefined, itemIndex: number): IDataObject {
 	return {
-		...outcomeFields(run.ctx, sent, run.records.repeatWindowMinutes),
+		...outcomeFields(run.node, sent, run.records.repeatWindowMinutes),
 		...run.deliveries.outputOf(itemIndex),
 		outcome: task ? deliveryOutcome(task.status) : sent.skippedAsRepeat ? repeatOutcome(run.ctx) : 'unknown',
 		...(task ? { task: presentTask(task) } : {}),

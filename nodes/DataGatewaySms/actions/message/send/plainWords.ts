@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { plural } from '../../../../shared/output/plural';
 import type { SendOutcome } from './sendRun';
@@ -10,15 +10,16 @@ import type { SendOutcome } from './sendRun';
  */
 export const PLAIN_WORDS_VERSION = 1.4;
 
-export const inPlainWords = (ctx: IExecuteFunctions) => ctx.getNode().typeVersion >= PLAIN_WORDS_VERSION;
+/** From the run's node when the caller has it: n8n's getNode() deep-copies the node at every call. */
+export const inPlainWords = (from: IExecuteFunctions | Pick<INode, 'typeVersion'>) => ('getNode' in from ? from.getNode() : from).typeVersion >= PLAIN_WORDS_VERSION;
 
 /** Why a repeat was not sent, as the item says it. */
 export const repeatReason = (minutes: number) =>
 	`an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window of ${plural(minutes, 'minute')}`;
 
 /** A send's outcome as the item shows it, in the node's version. */
-export function outcomeFields(ctx: IExecuteFunctions, outcome: SendOutcome, repeatWindowMinutes: number): IDataObject {
-	if (!inPlainWords(ctx)) return { ...outcome } as IDataObject;
+export function outcomeFields(from: IExecuteFunctions | Pick<INode, 'typeVersion'>, outcome: SendOutcome, repeatWindowMinutes: number): IDataObject {
+	if (!inPlainWords(from)) return { ...outcome } as IDataObject;
 	const { taskId, deduplicated, skippedAsRepeat, ...rest } = outcome;
 	return {
 		taskId,

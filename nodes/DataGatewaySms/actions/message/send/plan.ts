@@ -9,18 +9,19 @@ import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/
 import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
 import { idValue, isPicked } from '../../catalogue/pickByName';
+import { ItemParameters } from '../../../../shared/n8n/parameters';
 import { catalogueTexts } from './catalogueTexts';
 import { blockingContent, contentRefusalText, refuseOutsideWindow } from './guards';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
-function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string, string> {
+function readVariables(ctx: IExecuteFunctions, itemIndex: number, parameters: ItemParameters): Record<string, string> {
 	const fail = (problem: string) =>
 		inputError(ctx.getNode(), itemIndex, 'Variables', problem, 'Give an object of names and text values, e.g. {"code": "1234"}.');
-	const input = ctx.getNodeParameter('variablesInput', itemIndex, 'keyValue') as string;
+	const input = parameters.get<string>('variablesInput', itemIndex, 'keyValue');
 	if (input === 'none') return {};
 	if (input === 'template') return readTemplateVariables(ctx, itemIndex);
 	if (input === 'json') {
-		let value = ctx.getNodeParameter('variablesJson', itemIndex, '{}') as unknown;
+		let value = parameters.get<unknown>('variablesJson', itemIndex, '{}');
 		if (typeof value === 'string') {
 			try {
 				value = value.trim() === '' ? {} : JSON.parse(value);
@@ -36,7 +37,7 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 			}),
 		);
 	}
-	const pairs = (ctx.getNodeParameter('variables.variable', itemIndex, []) as Array<{ name?: string; value?: unknown }>) ?? [];
+	const pairs = parameters.get<Array<{ name?: string; value?: unknown }>>('variables.variable', itemIndex, []) ?? [];
 	// A Map: names such as `constructor` or `__proto__` are the user's, not an object's built-ins.
 	const variables = new Map<string, string>();
 	for (const pair of pairs) {
@@ -48,8 +49,8 @@ function readVariables(ctx: IExecuteFunctions, itemIndex: number): Record<string
 	return Object.fromEntries(variables);
 }
 
-function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, idLabel: string): number {
-	const field = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+function readId(ctx: IExecuteFunctions, parameters: ItemParameters, itemIndex: number, name: string, idLabel: string): number {
+	const field = parameters.get<unknown>(name, itemIndex, '');
 	// From 1.4 a picker ("Signature", "Template") holds the ID.
 	const label = isPicked(field) ? idLabel.replace(' ID', '') : idLabel;
 	const raw = idValue(field);
@@ -62,20 +63,23 @@ function readId(ctx: IExecuteFunctions, itemIndex: number, name: string, idLabel
 	return checked.id;
 }
 
-/** The item's request from its fields, checked: number, IDs and variables. Preview reads it too. */
-export function readRequest(ctx: IExecuteFunctions, itemIndex: number): { request: SmsRequest; variables: Record<string, string> } {
-	const unset = (name: string) => ['', '0'].includes(String(idValue(ctx.getNodeParameter(name, itemIndex, '')) ?? '').trim());
+/**
+ * The item's request from its fields, checked: number, IDs and variables. Preview reads it too. A
+ * run's `parameters` reads the fields without an expression once for all its items.
+ */
+export function readRequest(ctx: IExecuteFunctions, itemIndex: number, parameters = new ItemParameters(ctx)): { request: SmsRequest; variables: Record<string, string> } {
+	const unset = (name: string) => ['', '0'].includes(String(idValue(parameters.get<unknown>(name, itemIndex, '')) ?? '').trim());
 	if (unset('signId') && unset('templateId')) {
-		if (isPicked(ctx.getNodeParameter('signId', itemIndex, ''))) {
+		if (isPicked(parameters.get<unknown>('signId', itemIndex, ''))) {
 			throw inputError(ctx.getNode(), itemIndex, 'Signature and Template', 'are both empty or 0', 'Pick an approved signature and template from the lists, or enter their numeric IDs By ID.');
 		}
 		throw inputError(ctx.getNode(), itemIndex, 'Signature ID and Template ID', 'are both empty or 0', 'Enter the numeric IDs of an approved signature and template: find them in the gateway console, or with Signature → Get and Template → Get.');
 	}
-	const signId = readId(ctx, itemIndex, 'signId', 'Signature ID');
-	const templateId = readId(ctx, itemIndex, 'templateId', 'Template ID');
-	const phone = checkMobileNumber(ctx.getNodeParameter('phone', itemIndex, '') as string);
+	const signId = readId(ctx, parameters, itemIndex, 'signId', 'Signature ID');
+	const templateId = readId(ctx, parameters, itemIndex, 'templateId', 'Template ID');
+	const phone = checkMobileNumber(parameters.get('phone', itemIndex, ''));
 	if (!phone.ok) throw inputError(ctx.getNode(), itemIndex, 'Phone Number', phone.value, 'Enter a mainland mobile number like 13800138000.');
-	const variables = readVariables(ctx, itemIndex);
+	const variables = readVariables(ctx, itemIndex, parameters);
 	const problem = checkVariables(variables);
 	if (problem) throw inputError(ctx.getNode(), itemIndex, 'Variables', problem, 'Fix the variable names and values to match the template.');
 	// params is left out when there are no variables: the gateway refuses it for templates without any.
@@ -130,7 +134,7 @@ async function readTexts(run: SendRun, signId: number, templateId: number) {
  * catalogue holds fills the output's segments and the bill.
  */
 async function knownTexts(run: SendRun, itemIndex: number, signId: number, templateId: number): Promise<KnownTexts> {
-	const sendOptions = run.ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
+	const sendOptions = run.parameters.get<IDataObject>('sendOptions', itemIndex, {});
 	if (sendOptions.readTemplate === true) {
 		const [signature, template] = await readTexts(run, signId, templateId);
 		return {
@@ -182,7 +186,7 @@ function planFromEarlier(run: SendRun, itemIndex: number, key: string, earlier: 
 	const sent = earlier.request as SentRequest;
 	let changed: string[];
 	try {
-		changed = changedParts(sent.request, readRequest(run.ctx, itemIndex).request);
+		changed = changedParts(sent.request, readRequest(run.ctx, itemIndex, run.parameters).request);
 	} catch {
 		changed = ['unreadable'];
 	}
@@ -203,14 +207,14 @@ function planFromEarlier(run: SendRun, itemIndex: number, key: string, earlier: 
  */
 export async function planSend(run: SendRun, itemIndex: number): Promise<SendPlan> {
 	const { ctx, client, memory } = run;
-	run.deliveries.readReference(itemIndex);
+	run.deliveries.readReference(itemIndex, run.parameters);
 	// Found by node, run index and item: on a retry the expressions may give another request.
-	const key = runKey(ctx, itemIndex, 'smsSend');
+	const key = runKey(ctx, itemIndex, 'smsSend', run.node.name);
 	const earlier = memory.sends.get(key);
 	if (earlier) return planFromEarlier(run, itemIndex, key, earlier);
 
-	const { request, variables } = readRequest(ctx, itemIndex);
-	const sendOptions = ctx.getNodeParameter('sendOptions', itemIndex, {}) as IDataObject;
+	const { request, variables } = readRequest(ctx, itemIndex, run.parameters);
+	const sendOptions = run.parameters.get<IDataObject>('sendOptions', itemIndex, {});
 	await refuseOutsideWindow(run, itemIndex, sendOptions);
 	const { signId, templateId } = request;
 	const message = messageFingerprint({ account: client.accountKey, ...request });

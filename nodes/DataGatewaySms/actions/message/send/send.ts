@@ -135,5 +135,5 @@ export async function sendItem(run: SendRun, plan: SendPlan): Promise<SendOutcom
 
 /** The item's output: its outcome and its Reference. */
 export function presentSend(run: SendRun, outcome: SendOutcome, itemIndex: number): IDataObject {
-	return { ...outcomeFields(run.ctx, outcome, run.records.repeatWindowMinutes), ...run.deliveries.outputOf(itemIndex) };
+	return { ...outcomeFields(run.node, outcome, run.records.repeatWindowMinutes), ...run.deliveries.outputOf(itemIndex) };
 }

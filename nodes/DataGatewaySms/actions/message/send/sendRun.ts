@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import type { MessageSize } from '../../../../shared/checks/sms';
 import { callOptions, gatewayClient, spendMeter } from '../../../../shared/transport/clientForNode';
 import { inputError } from '../../../../shared/errors/failures';
+import { ItemParameters } from '../../../../shared/n8n/parameters';
 import { openSendRecords } from '../../../../shared/store/sendRecords/open';
 import { KEEP_SENDS_MS } from '../../../../shared/store/sendsByTask';
 import type { SendDecision, SmsLimits } from '../../../../shared/store/sendRecords/rules';
@@ -84,6 +85,10 @@ export interface Polling {
 /** What every step reads within one run of the node; each part keeps its own state behind its methods. */
 export interface SendRun {
 	readonly ctx: IExecuteFunctions;
+	/** The node, read once: n8n's getNode() deep-copies it at every call. */
+	readonly node: INode;
+	/** The node's fields: those without an expression are read once for every item. */
+	readonly parameters: ItemParameters;
 	readonly client: GatewayClient;
 	readonly options: ReturnType<typeof callOptions>;
 	/** Sends of this execution, found again by Retry On Fail. */
@@ -106,6 +111,8 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 	const records = await openSendRecords(ctx, { limits: smsLimits(ctx), repeatWindowMinutes });
 	return {
 		ctx,
+		node: ctx.getNode(),
+		parameters: new ItemParameters(ctx),
 		client,
 		options: callOptions(ctx),
 		memory: executionMemory(ctx),

@@ -1,0 +1,104 @@
+/**
+ * The send records' updates of one step (reserve, mark sent, release), 50 items each: several in
+ * flight at once when their keys are apart (Redis's round trips overlap), one after another when
+ * they share a key (a number in two chunks keeps its decisions in item order), and all of them
+ * ended before a failure is thrown. A store that yields before each update stands in for a round trip.
+ */
+import type { DurableStore, StoreDecision, StoreGuess } from '../../nodes/shared/store/durableStore';
+import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
+import { SendRecords, type RecordedSend } from '../../nodes/shared/store/sendRecords/sendRecords';
+
+const T0 = Date.parse('2026-11-22T02:30:30.000Z');
+const NODE = 'workflow|node';
+
+/** A memory store whose updates each wait a few turns of the microtask queue, counting how many are in flight. */
+class RoundTripStore implements DurableStore {
+	readonly kind = 'memory' as const;
+	readonly label = 'the test store';
+	readonly inner = new MemoryStore(() => T0);
+	inFlight = 0;
+	mostInFlight = 0;
+	/** Each update's first key, in the order the updates began and ended; and both in one timeline. */
+	readonly began: string[] = [];
+	readonly ended: string[] = [];
+	readonly events: string[] = [];
+	/** Updates whose first key is this one fail, this many times (an update is tried 3 times). */
+	failing?: { key: string; times: number };
+
+	async now() {
+		return await this.inner.now();
+	}
+
+	async read(keys: readonly string[]) {
+		return await this.inner.read(keys);
+	}
+
+	async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, _guess?: StoreGuess): Promise<T> {
+		this.inFlight++;
+		this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
+		this.began.push(keys[0]);
+		this.events.push(`begin ${keys[0]}`);
+		try {
+			for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+			if (this.failing && keys[0] === this.failing.key && this.failing.times-- > 0) throw new Error('the connection dropped (injected)');
+			return await this.inner.update(keys, decide);
+		} finally {
+			this.inFlight--;
+			this.ended.push(keys[0]);
+			this.events.push(`end ${keys[0]}`);
+		}
+	}
+}
+
+const phoneOf = (index: number) => `139${String(index).padStart(8, '0')}`;
+const sendsOf = (phones: string[]): RecordedSend[] => phones.map((phone, itemIndex) => ({ itemIndex, phone, message: `message ${itemIndex} to ${phone}` }));
+const recordsOn = (store: DurableStore, limits = { perMinute: 100, perHour: 100, perDay: 100 }) =>
+	new SendRecords(store, { node: NODE, execution: 'execution-1', runIndex: 0 }, { limits, repeatWindowMinutes: 10 });
+
+describe('send records: the updates of one step', () => {
+	it('reserves and marks sent the chunks of distinct numbers several at a time', async () => {
+		const store = new RoundTripStore();
+		const records = recordsOn(store);
+		const decisions = await records.reserve(sendsOf(Array.from({ length: 120 }, (_, index) => phoneOf(index))));
+		expect([...decisions.values()].every((decision) => decision.kind === 'send')).toBe(true);
+		expect(store.mostInFlight).toBe(3);
+		store.mostInFlight = 0;
+		for (let itemIndex = 0; itemIndex < 120; itemIndex++) expect(await records.claim(itemIndex)).toBe('go');
+		store.mostInFlight = 0;
+		expect(await records.markSent(new Map(Array.from({ length: 120 }, (_, itemIndex) => [itemIndex, `task ${itemIndex}`])))).toBeUndefined();
+		expect(store.mostInFlight).toBe(3);
+		const [first, last] = await store.inner.read([sendKeyOf(NODE, 'execution-1', 0, 0), sendKeyOf(NODE, 'execution-1', 0, 119)]);
+		expect([JSON.parse(first as string).state, JSON.parse(last as string).state]).toEqual(['sent', 'sent']);
+	});
+
+	it('a number in two chunks: the later chunk waits, and its item is decided after the earlier one', async () => {
+		const store = new RoundTripStore();
+		const phones = Array.from({ length: 120 }, (_, index) => phoneOf(index));
+		phones[110] = phones[5];
+		const decisions = await recordsOn(store, { perMinute: 1, perHour: 100, perDay: 100 }).reserve(sendsOf(phones));
+		expect(decisions.get(5)).toEqual({ kind: 'send' });
+		expect(decisions.get(110)).toMatchObject({ kind: 'limit' });
+		// Chunks 0 and 1 together; chunk 2 (items 100-119) only once both ended.
+		const [chunk0, chunk1, chunk2] = [0, 50, 100].map((itemIndex) => sendKeyOf(NODE, 'execution-1', 0, itemIndex));
+		const at = (event: string) => store.events.indexOf(event);
+		expect(store.events.slice(0, 2)).toEqual([`begin ${chunk0}`, `begin ${chunk1}`]);
+		expect(at(`begin ${chunk2}`)).toBeGreaterThan(Math.max(at(`end ${chunk0}`), at(`end ${chunk1}`)));
+		expect(store.mostInFlight).toBe(2);
+	});
+
+	it('when one chunk fails, the others in flight end before the reserve fails, and every reservation is released', async () => {
+		const store = new RoundTripStore();
+		// The second chunk's update fails all its tries; the release after it works.
+		store.failing = { key: sendKeyOf(NODE, 'execution-1', 0, 50), times: 3 };
+		const records = recordsOn(store);
+		await expect(records.reserve(sendsOf(Array.from({ length: 120 }, (_, index) => phoneOf(index))))).rejects.toMatchObject({ name: 'RecordsFailure', kept: { reserved: [], unknown: [] } });
+		// The three chunks' updates (the second tried 3 times) all ended before the release's three began.
+		expect(store.began.length).toBe(8);
+		expect(store.ended.slice(0, 5).sort()).toEqual(store.began.slice(0, 5).sort());
+		const sendKeys = Array.from({ length: 120 }, (_, itemIndex) => sendKeyOf(NODE, 'execution-1', 0, itemIndex));
+		const left = (await store.inner.read(sendKeys)).filter((value) => value !== undefined && JSON.parse(value).state === 'reserved');
+		expect(left).toEqual([]);
+		expect(records.holding()).toEqual([]);
+	});
+});
