@@ -24,6 +24,7 @@ module.exports = {
 		'<rootDir>/test/unit/across-executions.test.ts',
 		'<rootDir>/test/unit/quota-and-reuse.test.ts',
 		'<rootDir>/test/unit/only-new.test.ts',
+		'<rootDir>/test/unit/spend.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 	],
 };
