@@ -210,3 +210,266 @@ describe('marking sent', () => {
 		expect(store.values).toEqual(before);
 	});
 });
+
+/** Holders of the item's message, by send key. */
+const holdersOf = (store: Contents, item: ItemKeys) => (store.json(item.messageKey)?.holders ?? {}) as Record<string, Record<string, unknown>>;
+
+describe('another try of this very item (same execution, run and item: Retry On Fail) after its run stopped', () => {
+	it("whose send was only reserved: the new try reserves it, its count not counted twice (the limit of 1 a minute lets it through)", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const second = runOf('e1', 10 * MINUTE, 'try 2');
+		expect(store.decide(item, (values) => decideReserve(values, second, item))).toEqual({ kind: 'send' });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.json(item.sendKey)).toMatchObject({ state: 'reserved', token: 'try 2' });
+		expect(Object.keys(holdersOf(store, item))).toEqual([item.sendKey]);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ token: 'try 2', state: 'reserved' });
+	});
+
+	it('whose message record is gone: the counts its send record lists are given back', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		store.values.delete(item.messageKey);
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'send' });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+
+	it('that claims it when the first try only reserved it: the claim takes it back and goes, counted once', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const second = runOf('e1', 10 * MINUTE, 'try 2');
+		expect(store.decide(item, (values) => decideClaim(values, second, item), NOW + 7)).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: 'try 2', counted: tagsOf(item.countKeys) });
+		expect(holdersOf(store, item)).toEqual({ [item.sendKey]: { state: 'unknown', counted: tagsOf(item.countKeys), token: 'try 2', execution: 'e1', at: NOW + 7 } });
+		expect(store.ttls.get(item.messageKey)).toBe(10 * MINUTE);
+	});
+
+	it('that claims it when the first try started it: taken (the first try sends it), nothing changed', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const first = runOf('e1', 10 * MINUTE, 'try 1');
+		store.decide(item, (values) => decideReserve(values, first, item));
+		store.decide(item, (values) => decideClaim(values, first, item));
+		const before = new Map(store.values);
+		expect(store.decide(item, (values) => decideClaim(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toBe('taken');
+		expect(store.values).toEqual(before);
+	});
+
+	it('hands back what the first try sent or left unknown, with its task ID', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const first = runOf('e1', 10 * MINUTE, 'try 1');
+		store.decide(item, (values) => decideReserve(values, first, item));
+		store.decide(item, (values) => decideClaim(values, first, item));
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'earlier', outcome: 'unknown', taskId: undefined });
+		store.decide(item, (values) => decideSent(values, first, item, 'task-9'));
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 3'), item))).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-9' });
+		// The same try reserving again (its update's answer was lost) finds its own reservation.
+		const fourth = runOf('e1', 10 * MINUTE, 'try 4');
+		const other = itemOf('e1', 1, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(other, (values) => decideReserve(values, fourth, other));
+		const before = new Map(store.values);
+		expect(store.decide(other, (values) => decideReserve(values, fourth, other))).toEqual({ kind: 'send' });
+		expect(store.values).toEqual(before);
+	});
+});
+
+describe('a claim whose records are gone (evicted, or lost with a Redis restart)', () => {
+	it('finds its reservation in the message and writes its send record again, counted once', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.delete(item.sendKey);
+		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 3)).toBe('go');
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: run.token, counted: tagsOf(item.countKeys) });
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'unknown', at: NOW + 3 });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+
+	it('with nothing left, decides anew as a reserve does: it takes the counts and goes', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.clear();
+		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 3)).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: run.token, counted: tagsOf(item.countKeys) });
+		expect(holdersOf(store, item)).toEqual({ [item.sendKey]: { state: 'unknown', counted: tagsOf(item.countKeys), token: run.token, execution: 'e1', at: NOW + 3 } });
+		expect(store.ttls.get(item.messageKey)).toBe(10 * MINUTE);
+	});
+
+	it('with nothing left but the counts, and the limit reached by another message, is refused with the limit', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.values.set(item.countKeys[0], '1');
+		expect(store.decide(item, (values) => decideClaim(values, runOf('e1'), item))).toEqual({ limit: `would be message 2 to ${PHONE} in this calendar minute; this node allows 1` });
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(store.values.has(item.messageKey)).toBe(false);
+	});
+
+	it('whose reservation another execution took over, and whose number has since reached its limit, is refused and drops its record', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		// Another execution (its node allowing more) took the reservation over, and a third sent another message to the number.
+		const taker = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(taker, (values) => decideReserve(values, runOf('e2'), taker));
+		store.values.set(item.countKeys[0], '2');
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toEqual({ limit: `would be message 2 to ${PHONE} in this calendar minute; this node allows 1` });
+		expect(store.values.has(item.sendKey)).toBe(false);
+	});
+
+	it("whose reservation another execution took over but did not start: takes it back, so the first claim wins", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.decide(taker, (values) => decideReserve(values, takerRun, taker));
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(Object.keys(holdersOf(store, item))).toEqual([item.sendKey]);
+		// The other execution's claim now finds the message started: it does not send it too.
+		expect(store.decide(taker, (values) => decideClaim(values, takerRun, taker))).toBe('taken');
+		expect(store.values.has(taker.sendKey)).toBe(false);
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+});
+
+describe('a release whose records changed meanwhile', () => {
+	it('whose message record is gone gives back the counts its send record lists', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.delete(item.messageKey);
+		store.decide(item, (values) => decideRelease(values, run, item));
+		expect([...store.values.keys()]).toEqual([]);
+	});
+
+	it('whose reservation another execution took over keeps the counts (the taker gave them back and took its own)', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		store.decide(taker, (values) => decideReserve(values, runOf('e2'), taker));
+		store.decide(item, (values) => decideRelease(values, run, item));
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(Object.keys(holdersOf(store, item))).toEqual([taker.sendKey]);
+	});
+
+	it('whose send record is gone and whose message is unreadable changes nothing, and does not fail', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.delete(item.sendKey);
+		store.values.set(item.messageKey, 'not json');
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideRelease(values, run, item));
+		store.decide(item, (values) => decideSent(values, run, item, 'task-4'));
+		expect(store.values).toEqual(before);
+	});
+
+	it("whose send record is gone and whose message holds another run's send of it changes nothing", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		store.values.delete(item.sendKey);
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideRelease(values, runOf('e1', 10 * MINUTE, 'try 2'), item));
+		store.decide(item, (values) => decideSent(values, runOf('e1', 10 * MINUTE, 'try 2'), item, 'task-5'));
+		expect(store.values).toEqual(before);
+	});
+});
+
+describe('marking sent, with records changed meanwhile', () => {
+	it('whose message record is gone marks the send record sent and leaves the message gone', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		store.values.delete(item.messageKey);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-6'));
+		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-6' });
+		expect(store.values.has(item.messageKey)).toBe(false);
+	});
+
+	it("of another run's record, or one already sent, changes nothing", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideSent(values, runOf('e1', 10 * MINUTE, 'another token'), item, 'task-7'));
+		expect(store.values).toEqual(before);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-8'));
+		const sent = new Map(store.values);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-9'), NOW + 5);
+		expect(store.values).toEqual(sent);
+		expect(store.json(item.sendKey)).toMatchObject({ taskId: 'task-8' });
+	});
+
+	it('with a repeat window of 0 keeps the message, as sent, as long as a send record', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1', 0);
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		store.decide(item, (values) => decideSent(values, run, item, null), NOW + 9);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'sent', at: NOW + 9 });
+		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
+		// A window of 0 makes nothing a repeat.
+		const next = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		expect(store.decide(next, (values) => decideReserve(values, runOf('e2', 0), next), NOW + 10)).toEqual({ kind: 'send' });
+	});
+});
+
+describe("a message's record", () => {
+	it('lasts a day while any send of it is only reserved, though another was started', () => {
+		const store = new Contents();
+		const first = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		const firstRun = runOf('e1');
+		store.decide(first, (values) => decideReserve(values, firstRun, first));
+		store.decide(first, (values) => decideClaim(values, firstRun, first));
+		const second = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(second, (values) => decideReserve(values, runOf('e2'), second), NOW + 10 * MINUTE);
+		expect(Object.keys(holdersOf(store, second)).sort()).toEqual([first.sendKey, second.sendKey].sort());
+		expect(store.ttls.get(second.messageKey)).toBe(24 * 60 * MINUTE);
+	});
+
+	it('written before holders named their execution and token: a holder is of the execution the message names, its token that of its send record', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		const counted = tagsOf(item.countKeys);
+		// An older record: the reservation of e1, without token and execution on its holder.
+		store.values.set(item.sendKey, JSON.stringify({ state: 'reserved', token: run.token, counted }));
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: { [item.sendKey]: { state: 'reserved', counted } } }));
+		item.countKeys.forEach((key) => store.values.set(key, '1'));
+		// Its own claim goes (not refused by its own count of 1 a minute).
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'unknown' });
+		// Another run of the node in the same execution is not a repeat of it; another execution's is.
+		const sameExecution = itemOf('e1', 1, { perMinute: 9, perHour: 9, perDay: 9 });
+		const olderHolder = { [item.sendKey]: { state: 'unknown', counted, at: NOW } };
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: olderHolder }));
+		expect(store.decide(sameExecution, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'run 2'), sameExecution))).toEqual({ kind: 'send' });
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: olderHolder }));
+		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		expect(store.decide(other, (values) => decideReserve(values, runOf('e2'), other))).toEqual({ kind: 'repeat' });
+	});
+});
