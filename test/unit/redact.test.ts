@@ -35,6 +35,19 @@ describe('redaction of pieces of the code', () => {
 		expect(redacted).toBe(`GET /x?${REDACTED}`);
 	});
 
+	it('a code whose forms differ from their first characters (a space, a plus): every form, and every cut of 6 or more characters from its start or end, masked whole', () => {
+		const spaced = 'Ab c+/x9 yZ=7';
+		// Raw, URL-encoded (%20), encoded as a URL (keeps + and /), form-encoded (+ for the space).
+		const spacedForms = [spaced, encodeURIComponent(spaced), encodeURI(spaced), new URLSearchParams({ s: spaced }).toString().slice(2)];
+		expect(new Set(spacedForms).size).toBe(4);
+		for (const form of spacedForms) {
+			expect(redactSecret(`<${form}>`, spaced)).toBe(`<${REDACTED}>`);
+			for (let length = 6; length < form.length; length++) {
+				expect([redactSecret(`<${form.slice(0, length)}>`, spaced), redactSecret(`<${form.slice(-length)}>`, spaced)]).toEqual([`<${REDACTED}>`, `<${REDACTED}>`]);
+			}
+		}
+	});
+
 	it('leaves empty text and text without the code as they are', () => {
 		expect(redactSecret('', secret)).toBe('');
 		expect(redactSecret('appCode is required', '')).toBe('appCode is required');
