@@ -3,10 +3,11 @@
  * plan values a credential may hold, counts per account and China day, and a kept answer's window
  * to the millisecond. test/unit/across-executions.test.ts has the common cases.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
 import { keepAnswer, keepForLater, readKeptAnswers, reuseFields, reuseWindowMs, takeKeptAnswers } from '../../nodes/shared/lookups/reuse';
-import type { StoreHints } from '../../nodes/shared/lookups/storeHints';
+import { StoreHints } from '../../nodes/shared/lookups/storeHints';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls, telephonePlanOf } from '../../nodes/shared/lookups/telephoneQuota';
 import type { DurableStore } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
@@ -125,6 +126,29 @@ describe('a kept answer', () => {
 		opened.length = 0;
 		expect((await takeKeptAnswers(hints, schema, new Map(), 'plates')).size).toBe(0);
 		expect(opened).toEqual([]);
+	});
+
+	it('with the store failing, the run asks again and keeps nothing, and its warning says so in these words', async () => {
+		const broken = Object.assign(new MemoryStore(() => 5), {
+			label: 'Redis at 10.0.0.9:6379',
+			read: async () => await Promise.reject(new Error('connection lost')),
+			update: async () => await Promise.reject(new Error('connection lost')),
+		});
+		const shown: Array<{ message: string }> = [];
+		const ctx = { addExecutionHints: (...hints: Array<{ message: string }>) => shown.push(...hints) } as unknown as IExecuteFunctions;
+		const hints = new (class extends StoreHints {
+			override async open() {
+				return broken;
+			}
+		})(ctx);
+		const schema = z.object({ name: z.string() });
+		expect((await takeKeptAnswers(hints, schema, new Map([['q', HOUR]]), 'plates')).size).toBe(0);
+		expect(await keepForLater(hints, 'q', { name: 'Li' }, HOUR, 'the answer of 1 plate')).toBeUndefined();
+		hints.show();
+		expect(shown.map((hint) => hint.message)).toEqual([
+			'Reuse Answers For could not use Redis at 10.0.0.9:6379: connection lost; the plates were asked again.',
+			'Reuse Answers For could not use Redis at 10.0.0.9:6379: connection lost; the answer of 1 plate was not kept for later runs.',
+		]);
 	});
 
 	it('the fields of an item: reused or not, and when it was answered in China time', () => {
