@@ -17,6 +17,7 @@ module.exports = {
 		'<rootDir>/test/unit/sms-records.test.ts',
 		'<rootDir>/test/unit/send-rules.test.ts',
 		'<rootDir>/test/unit/send-decisions.test.ts',
+		'<rootDir>/test/unit/record-values.test.ts',
 		'<rootDir>/test/sms/records-faults.test.ts',
 		'<rootDir>/test/unit/transport-pure.test.ts',
 		'<rootDir>/test/unit/redact.test.ts',
