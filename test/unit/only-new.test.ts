@@ -68,6 +68,8 @@ describe('what a node keeps', () => {
 		await takeNews(store, scope, 'records', new Map([['q', ['a']]]));
 		await takeNews(store, scope, 'records', new Map([['q', ['a', 'b']]]));
 		expect((await takeNews(store, scope, 'records', new Map([['q', ['a', 'b']]]), { retry: true })).get('q')).toEqual(['b']);
+		// What was output again is kept once: retries do not grow the state.
+		expect(JSON.parse((await store.read([`seen|${scope}|0|${fingerprint('q')}`]))[0] ?? '')).toEqual({ seen: ['a', 'b'], last: ['b'] });
 		await takeNews(store, scope, 'changed', new Map([['c', ['x']]]));
 		await takeNews(store, scope, 'changed', new Map([['c', ['y']]]));
 		expect((await takeNews(store, scope, 'changed', new Map([['c', ['x']]]), { retry: true })).get('c')).toEqual(['x']);
@@ -81,6 +83,14 @@ describe('what a node keeps', () => {
 		expect((await takeNews(store, scope, 'records', new Map([['q', ['a']]]), { startOver: true })).get('q')).toEqual(['a']);
 		expect((await store.read([`seen-generation|${scope}`]))[0]).toBe('20');
 		expect((await takeNews(store, scope, 'records', new Map([['q', ['a', 'b']]]))).get('q')).toEqual(['b']);
+	});
+
+	it('a node that never started over reads what earlier versions kept for it (generation 0)', async () => {
+		const store = new MemoryStore(() => 0);
+		const key = `seen|${scope}|0|${fingerprint('q')}`;
+		await store.update([key], () => ({ writes: [{ key, value: JSON.stringify({ seen: ['a'], last: ['a'] }) }], result: undefined }));
+		expect((await takeNews(store, scope, 'records', new Map([['q', ['a', 'b']]]))).get('q')).toEqual(['b']);
+		expect(JSON.parse((await store.read([key]))[0] ?? '')).toEqual({ seen: ['a', 'b'], last: ['b'] });
 	});
 
 	it.each([
