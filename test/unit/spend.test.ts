@@ -255,6 +255,39 @@ describe("the node's end", () => {
 		expect(await counted()).toEqual({ execution: 1.2, day: 1.2, month: 1.2 });
 	});
 
+	it('of a node with a budget that paid for nothing has no line, and leaves the ledger as it was', async () => {
+		const meter = meterOf(limitsOf(0, 50));
+		expect(await meter.reserveAttempt('violationSupport')).toMatchObject({ yuan: 0 });
+		expect(await meter.settle()).toBeUndefined();
+		expect(opened).toBe(0);
+	});
+
+	it('gives back two estimates of one day whole, each counted when taken', async () => {
+		const meter = meterOf(limitsOf(10, 50));
+		expect(await meter.reserveEstimate(2.4, '2 plates')).toBeUndefined();
+		expect(await meter.reserveEstimate(1.2, '1 plate')).toBeUndefined();
+		await settled();
+		expect(await counted()).toEqual({ execution: 3.6, day: 3.6, month: 3.6 });
+		expect(await meter.settle()).toBe('Budget: 0.00 of 50.00 yuan today (China time)');
+		expect(await counted()).toEqual({ execution: 0, day: 0, month: 0 });
+	});
+
+	it('keeps a reserve it could not give back counted (the safe side), without failing the node', async () => {
+		const flaky = Object.assign(new MemoryStore(() => clock), { failUpdates: false });
+		const update = flaky.update.bind(flaky);
+		flaky.update = async (...args: Parameters<MemoryStore['update']>) => {
+			if (flaky.failUpdates) throw new Error('connection lost');
+			return await update(...args);
+		};
+		store = flaky;
+		const meter = meterOf(limitsOf(10));
+		expect(await meter.reserveEstimate(2.4, '2 plates')).toBeUndefined();
+		flaky.failUpdates = true;
+		await expect(meter.settle()).resolves.toBeUndefined();
+		flaky.failUpdates = false;
+		expect((await counted()).execution).toBe(2.4);
+	});
+
 	it('with a budget line only when a budget is set', async () => {
 		const meter = meterOf(limitsOf(10));
 		expect(await meter.reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
@@ -271,10 +304,16 @@ describe('where the spend is counted', () => {
 		expect(await meterOf(limitsOf(2), 'e2').reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
 	});
 
-	it('a run without an execution ID counts its own spend, apart from every other', async () => {
-		expect(await meterOf(limitsOf(2), null).reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
+	it('a run without an execution ID counts its own spend against the cap, apart from every other', async () => {
+		const meter = meterOf(limitsOf(2), null);
+		expect(await meter.reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
+		expect(await meter.reserveAttempt('vehicleDetail')).toMatchObject({ refusal: expect.stringContaining('to 2.4 yuan, above the cap of 2 yuan') });
 		expect(await meterOf(limitsOf(2), null).reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
 		expect((await counted()).day).toBe(2.4);
+		// A context without getExecutionId at all (an older n8n) counts the same way.
+		const older = new SpendMeter({ getNode: () => NODE } as unknown as IExecuteFunctions, 'account', limitsOf(2), async () => store);
+		expect(await older.reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
+		expect(await older.reserveAttempt('vehicleDetail')).toMatchObject({ refusal: expect.stringContaining('above the cap of 2 yuan') });
 	});
 
 	it('a reserve taken on another China day gives the earlier day back its unspent reserve, and counts the new day afresh', async () => {
