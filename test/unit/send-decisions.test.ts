@@ -4,7 +4,7 @@
  * store; test/sms/records-faults.test.ts under faults.
  */
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from '../../nodes/shared/store/sendRecords/decisions';
-import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues } from '../../nodes/shared/store/sendRecords/recordValues';
+import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from '../../nodes/shared/store/sendRecords/recordValues';
 import { countWindows } from '../../nodes/shared/store/sendRecords/rules';
 import { valueTag } from '../../nodes/shared/store/keyName';
 
@@ -33,6 +33,8 @@ const runOf = (execution: string, windowMs = 10 * MINUTE, token = `${execution} 
 class Contents {
 	values = new Map<string, string>();
 	ttls = new Map<string, number>();
+	/** When each key kept expires, by the last write's time and expiry. */
+	expiresAt = new Map<string, number>();
 
 	/** Runs one decision over the item's keys at `now`, as one update, and keeps its writes. */
 	decide<T>(item: ItemKeys, decide: (values: StagedValues) => T, now = NOW): T {
@@ -47,6 +49,7 @@ class Contents {
 			if (write.value === null) this.values.delete(write.key);
 			else this.values.set(write.key, write.value);
 			if (write.value !== null) this.ttls.set(write.key, write.ttlMs ?? 0);
+			if (write.value !== null) this.expiresAt.set(write.key, now + (write.ttlMs ?? 0));
 		}
 		return result;
 	}
@@ -471,5 +474,169 @@ describe("a message's record", () => {
 		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: olderHolder }));
 		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
 		expect(store.decide(other, (values) => decideReserve(values, runOf('e2'), other))).toEqual({ kind: 'repeat' });
+	});
+});
+
+describe('counts given back once (found by the mutation run)', () => {
+	/**
+	 * Another try of this very item finds the first try's reservation, which another execution took
+	 * over (giving its counts back then) and started: the counts must not be given back a second time.
+	 */
+	function takenOverThenRetried() {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.decide(taker, (values) => decideReserve(values, takerRun, taker));
+		store.decide(taker, (values) => decideClaim(values, takerRun, taker));
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		return { store, item };
+	}
+
+	it("another try's reserve of a reservation another execution took over and started: a repeat, the other execution's send still counted", () => {
+		const { store, item } = takenOverThenRetried();
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'repeat' });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+	});
+
+	it("another try's claim of a reservation another execution took over and started: taken, the other execution's send still counted", () => {
+		const { store, item } = takenOverThenRetried();
+		expect(store.decide(item, (values) => decideClaim(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toBe('taken');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+	});
+});
+
+describe('a decision run again (its update\'s answer was lost) changes nothing', () => {
+	it('a reserve, even once another execution took the reservation over: that execution keeps it', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		store.decide(taker, (values) => decideReserve(values, runOf('e2'), taker));
+		const before = new Map(store.values);
+		expect(store.decide(item, (values) => decideReserve(values, run, item), NOW + 5)).toEqual({ kind: 'send' });
+		expect(store.values).toEqual(before);
+	});
+
+	it('a claim: the repeat window still counts from the first', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item), NOW + 5);
+		const before = new Map(store.values);
+		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 60_000)).toBe('go');
+		expect(store.values).toEqual(before);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ at: NOW + 5 });
+	});
+
+	it('a reserve after this run started or sent the item hands it back, never sends it again', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'unknown', taskId: undefined });
+		store.decide(item, (values) => decideSent(values, run, item, 'task-1'));
+		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-1' });
+		// Its claim again goes on as claimed, and leaves the send as sent.
+		const sent = new Map(store.values);
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('go');
+		expect(store.values).toEqual(sent);
+	});
+});
+
+describe('records changed under a decision, further', () => {
+	it("a retry refused by the limit leaves no trace of the first try's reservation, so that no one gives its counts back again", () => {
+		const store = new Contents();
+		const item = itemOf('e1', 0, { perMinute: 2, perHour: 9, perDay: 9 });
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		// Two other messages to the number this minute, from other executions.
+		store.values.set(item.countKeys[0], '3');
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toMatchObject({ kind: 'limit' });
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(store.values.has(item.messageKey)).toBe(false);
+		expect(store.counts(item)[0]).toBe(2);
+		// Another execution sending the message now counts it on top of the two.
+		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		expect(store.decide(other, (values) => decideReserve(values, runOf('e2'), other))).toEqual({ kind: 'send' });
+		expect(store.counts(other)[0]).toBe(3);
+	});
+
+	it("an execution refused by the limit after taking over another's reservation leaves that reservation gone: its claim decides anew, counted", () => {
+		const store = new Contents();
+		const first = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		const firstRun = runOf('e1');
+		store.decide(first, (values) => decideReserve(values, firstRun, first));
+		// Another message to the number from a third execution; the second execution's node allows 1 a minute.
+		store.values.set(first.countKeys[0], '2');
+		const second = itemOf('e2', 0, { perMinute: 1, perHour: 9, perDay: 9 });
+		expect(store.decide(second, (values) => decideReserve(values, runOf('e2'), second))).toMatchObject({ kind: 'limit' });
+		expect(store.values.has(first.messageKey)).toBe(false);
+		expect(store.counts(first)[0]).toBe(1);
+		expect(store.decide(first, (values) => decideClaim(values, firstRun, first))).toBe('go');
+		expect(store.counts(first)[0]).toBe(2);
+	});
+
+	it("a release of a send another execution took over leaves that execution's message as it was, expiry included", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.decide(taker, (values) => decideReserve(values, takerRun, taker));
+		store.decide(taker, (values) => decideClaim(values, takerRun, taker));
+		const expires = store.expiresAt.get(item.messageKey);
+		store.decide(item, (values) => decideRelease(values, run, item), NOW + 5 * MINUTE);
+		expect(store.expiresAt.get(item.messageKey)).toBe(expires);
+		expect(Object.keys(holdersOf(store, item))).toEqual([taker.sendKey]);
+	});
+
+	it('a mark of a send whose message was written again without it (evicted, then another execution reserved) marks the send record only', () => {
+		const store = new Contents();
+		const item = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		store.values.delete(item.messageKey);
+		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(other, (values) => decideReserve(values, runOf('e2'), other));
+		const message = store.values.get(item.messageKey);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-3'));
+		expect(store.json(item.sendKey)).toMatchObject({ state: 'sent', taskId: 'task-3' });
+		expect(store.values.get(item.messageKey)).toBe(message);
+	});
+
+	it('a holder written before holders named their token, whose send record is gone, is not taken for this run\'s: release and mark change nothing', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: { [item.sendKey]: { state: 'unknown', counted: tagsOf(item.countKeys), at: NOW } } }));
+		item.countKeys.forEach((key) => store.values.set(key, '1'));
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideRelease(values, runOf('e1'), item));
+		store.decide(item, (values) => decideSent(values, runOf('e1'), item, 'task-4'));
+		expect(store.values).toEqual(before);
+	});
+
+	it("a claim's first try names no counts: dropping another try's reservation asks for them first, so that they are given back", () => {
+		const item = itemOf('e1');
+		const counted = tagsOf(item.countKeys);
+		const started = itemOf('e2').sendKey;
+		const message = JSON.stringify({ execution: 'e1', holders: { [started]: { state: 'unknown', counted: [], execution: 'e2', at: NOW }, [item.sendKey]: { state: 'reserved', counted, token: 'try 1', execution: 'e1' } } });
+		const send = JSON.stringify({ state: 'reserved', token: 'try 1', counted });
+		const run = runOf('e1', 10 * MINUTE, 'try 2');
+		const withoutCounts = new StagedValues([item.sendKey, item.messageKey], [send, message], NOW);
+		expect(() => decideClaim(withoutCounts, run, item)).toThrow(UnnamedKey);
+		const store = new Contents();
+		store.values.set(item.sendKey, send);
+		store.values.set(item.messageKey, message);
+		item.countKeys.forEach((key) => store.values.set(key, '2'));
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('taken');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
 	});
 });
