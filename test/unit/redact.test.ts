@@ -74,5 +74,8 @@ describe('codes remembered for texts made away from the client', () => {
 		expect(redactKnownSecrets(`${code(0)} ${code(2)} ${code(100)}`)).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
 		// Code 1, the oldest, was dropped.
 		expect(redactKnownSecrets(`${code(1)} ${code(2)}`)).toBe(`${code(1)} ${REDACTED}`);
+		// An empty code (a credential without one) takes no place: code 2, now the oldest, stays masked.
+		rememberSecret('');
+		expect(redactKnownSecrets(`${code(2)}`)).toBe(REDACTED);
 	});
 });
