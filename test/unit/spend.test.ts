@@ -8,7 +8,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { SpendLedger, type MoneyLimits } from '../../nodes/shared/money/ledger';
 import { attemptPrice, describeCalls, priceOf, roundYuan, SpendMeter } from '../../nodes/shared/money/spend';
-import type { DurableStore } from '../../nodes/shared/store/durableStore';
+import type { DurableStore, StoreDecision } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 
 const NODE = { id: 'n1', name: 'Vehicle', type: 'dataGatewayVehicle', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
@@ -273,12 +273,13 @@ describe("the node's end", () => {
 	});
 
 	it('keeps a reserve it could not give back counted (the safe side), without failing the node', async () => {
-		const flaky = Object.assign(new MemoryStore(() => clock), { failUpdates: false });
-		const update = flaky.update.bind(flaky);
-		flaky.update = async (...args: Parameters<MemoryStore['update']>) => {
-			if (flaky.failUpdates) throw new Error('connection lost');
-			return await update(...args);
-		};
+		const flaky = new (class extends MemoryStore {
+			failUpdates = false;
+			override async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+				if (this.failUpdates) throw new Error('connection lost');
+				return await super.update(keys, decide);
+			}
+		})(() => clock);
 		store = flaky;
 		const meter = meterOf(limitsOf(10));
 		expect(await meter.reserveEstimate(2.4, '2 plates')).toBeUndefined();

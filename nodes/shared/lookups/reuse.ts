@@ -26,6 +26,7 @@ export const REUSE_OPTION: INodeProperties = {
 /** The hours read from the option, as ms; anything not a positive number is off. */
 export function reuseWindowMs(hours: unknown): number {
 	const number = Number(hours);
+	// Stryker disable next-line EqualityOperator: 0 hours is 0 ms either way
 	return Number.isFinite(number) && number > 0 ? number * 3_600_000 : 0;
 }
 
