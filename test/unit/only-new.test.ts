@@ -83,6 +83,20 @@ describe('what a node keeps', () => {
 		expect((await takeNews(store, scope, 'records', new Map([['q', ['a']]]), { startOver: true })).get('q')).toEqual(['a']);
 		expect((await store.read([`seen-generation|${scope}`]))[0]).toBe('20');
 		expect((await takeNews(store, scope, 'records', new Map([['q', ['a', 'b']]]))).get('q')).toEqual(['b']);
+		// Started over with other content: the old generation's records are new again.
+		now = 30;
+		expect((await takeNews(store, scope, 'records', new Map([['q', ['c']]]), { startOver: true })).get('q')).toEqual(['c']);
+		expect((await takeNews(store, scope, 'records', new Map([['q', ['a', 'c']]]))).get('q')).toEqual(['a']);
+	});
+
+	it('changed content: all of it when any part changed, nothing while it stays; a retry outputs again only what the failed run output', async () => {
+		const store = new MemoryStore(() => 0);
+		expect((await takeNews(store, scope, 'changed', new Map([['c', ['x', 'y']]]))).get('c')).toEqual(['x', 'y']);
+		expect((await takeNews(store, scope, 'changed', new Map([['c', ['x', 'z']]]))).get('c')).toEqual(['x', 'z']);
+		expect((await takeNews(store, scope, 'changed', new Map([['c', ['y']]]))).get('c')).toEqual(['y']);
+		expect((await takeNews(store, scope, 'changed', new Map([['c', ['y']]]))).get('c')).toEqual([]);
+		// The last run output nothing: its retry outputs nothing either.
+		expect((await takeNews(store, scope, 'changed', new Map([['c', ['y']]]), { retry: true })).get('c')).toEqual([]);
 	});
 
 	it('a node that never started over reads what earlier versions kept for it (generation 0)', async () => {
@@ -101,6 +115,9 @@ describe('what a node keeps', () => {
 		const key = `seen|${scope}|0|${fingerprint('q')}`;
 		await store.update([key], () => ({ writes: [{ key, value }], result: undefined }));
 		expect((await takeNews(store, scope, 'records', new Map([['q', ['a']]]))).get('q')).toEqual(['a']);
+		const changedKey = `seen|${scope}|0|${fingerprint('c')}`;
+		await store.update([changedKey], () => ({ writes: [{ key: changedKey, value }], result: undefined }));
+		expect((await takeNews(store, scope, 'changed', new Map([['c', ['x']]]))).get('c')).toEqual(['x']);
 	});
 });
 

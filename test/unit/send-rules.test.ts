@@ -26,6 +26,11 @@ describe('the same message, the same change', () => {
 		expect(messageFingerprint({ ...message, params: { code: 'Li', name: '1234' } })).not.toBe(messageFingerprint(message));
 	});
 
+	it('a message and a change keep the fingerprints earlier versions gave them: a message sent before an upgrade is a repeat after it', () => {
+		expect(messageFingerprint({ ...message, params: { shop: 'East', code: '1234', name: 'Li' } })).toBe('9124c7f56485ed762e644749fc80706f');
+		expect(changeFingerprint('account', 'signatureCreate', { type: 1, name: 'Shop' })).toBe('73f42b9964b956e3f232912224b5b346');
+	});
+
 	it.each([
 		['another account', { account: 'other-account' }],
 		['another number', { phone: '13900000002' }],

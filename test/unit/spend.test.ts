@@ -289,6 +289,22 @@ describe("the node's end", () => {
 		expect((await counted()).execution).toBe(2.4);
 	});
 
+	it('of a node whose reserve was all spent asks the store nothing more (round trips are few)', async () => {
+		let updates = 0;
+		const counting = new (class extends MemoryStore {
+			override async update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>): Promise<T> {
+				updates++;
+				return await super.update(keys, decide);
+			}
+		})(() => clock);
+		const meter = meterOf(limitsOf(10), 'e1', async () => counting);
+		expect(await meter.reserveEstimate(1.2, '1 plate')).toBeUndefined();
+		const afterEstimate = updates;
+		expect(await meter.reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
+		await meter.settle();
+		expect(updates).toBe(afterEstimate);
+	});
+
 	it('with a budget line only when a budget is set', async () => {
 		const meter = meterOf(limitsOf(10));
 		expect(await meter.reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
