@@ -640,3 +640,13 @@ describe('records changed under a decision, further', () => {
 		expect(store.counts(item)).toEqual([1, 1, 1]);
 	});
 });
+
+describe('a repeat window of 0', () => {
+	it("makes nothing a repeat, not even another execution's started send of an older record (without its time)", () => {
+		const store = new Contents();
+		const item = itemOf('e2');
+		const key = itemOf('e1').sendKey;
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: { [key]: { state: 'unknown', counted: [] } } }));
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e2', 0), item))).toEqual({ kind: 'send' });
+	});
+});
