@@ -118,8 +118,8 @@ function parseState(value: string | undefined): SeenState {
 		const parsed = (value === undefined ? {} : JSON.parse(value)) as Partial<SeenState>;
 		const list = (entry: unknown) => (Array.isArray(entry) ? entry.map(String) : []);
 		return { seen: list(parsed.seen), last: list(parsed.last) };
-		// Stryker disable next-line ArrayDeclaration: a fingerprint is 16 hex characters, never the text a mutant puts here
 	} catch {
+		// Stryker disable next-line ArrayDeclaration: a fingerprint is 16 hex characters, never the text a mutant puts here
 		return { seen: [], last: [] };
 	}
 }
