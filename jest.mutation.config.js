@@ -4,12 +4,11 @@
  * mostly at the unit level: each mutant loads the test files that import its module, and a file that
  * starts n8n-core's engine or a Redis costs seconds per mutant on a small machine. The node-level
  * tests of the same code (test/transport/appCodeLeaks, bounds and sendRecords, test/lookups,
- * test/outcomes/spendingCap, test/sms) stay in `npx jest` and CI.
+ * test/outcomes/spendingCap, test/sms) stay in `npx jest` and CI. So do the fault-injection property
+ * tests (test/sms/records-faults): a few random cases per mutant took seconds each and killed by
+ * chance; test/unit/send-decisions.test.ts drives each decision path on staged values instead.
  */
 const base = require('./jest.config.js');
-
-// The fault-injection property tests run fewer cases per mutant; `npx jest` runs them all.
-process.env.PROPERTY_RUNS ??= '5';
 
 module.exports = {
 	...base,
@@ -17,13 +16,14 @@ module.exports = {
 		'<rootDir>/test/unit/sms-records.test.ts',
 		'<rootDir>/test/unit/send-rules.test.ts',
 		'<rootDir>/test/unit/send-decisions.test.ts',
-		'<rootDir>/test/sms/records-faults.test.ts',
+		'<rootDir>/test/unit/record-values.test.ts',
 		'<rootDir>/test/unit/transport-pure.test.ts',
 		'<rootDir>/test/unit/redact.test.ts',
 		'<rootDir>/test/unit/deadline.test.ts',
 		'<rootDir>/test/unit/across-executions.test.ts',
 		'<rootDir>/test/unit/quota-and-reuse.test.ts',
 		'<rootDir>/test/unit/only-new.test.ts',
+		'<rootDir>/test/unit/spend.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 	],
 };

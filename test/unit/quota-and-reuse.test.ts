@@ -3,10 +3,11 @@
  * plan values a credential may hold, counts per account and China day, and a kept answer's window
  * to the millisecond. test/unit/across-executions.test.ts has the common cases.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
 import { keepAnswer, keepForLater, readKeptAnswers, reuseFields, reuseWindowMs, takeKeptAnswers } from '../../nodes/shared/lookups/reuse';
-import type { StoreHints } from '../../nodes/shared/lookups/storeHints';
+import { StoreHints } from '../../nodes/shared/lookups/storeHints';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls, telephonePlanOf } from '../../nodes/shared/lookups/telephoneQuota';
 import type { DurableStore } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
@@ -125,6 +126,52 @@ describe('a kept answer', () => {
 		opened.length = 0;
 		expect((await takeKeptAnswers(hints, schema, new Map(), 'plates')).size).toBe(0);
 		expect(opened).toEqual([]);
+	});
+
+	it.each([
+		['an older version (without when to drop it)', JSON.stringify({ answeredAt: 0, data: 1 })],
+		['something this package did not write', 'not json'],
+	])('kept over a value of %s, is kept for its own window', async (_label, old) => {
+		let now = 10;
+		const store = new MemoryStore(() => now);
+		await store.update(['lookup-answer|q'], () => ({ writes: [{ key: 'lookup-answer|q', value: old }], result: undefined }));
+		await keepAnswer(store, 'q', { value: 2 }, HOUR);
+		now += HOUR - 1;
+		expect((await readKeptAnswers(store, new Map([['q', 2 * HOUR]]))).get('q')).toEqual({ data: { value: 2 }, answeredAt: 10 });
+		now += 1;
+		expect((await store.read(['lookup-answer|q']))[0]).toBeUndefined();
+	});
+
+	it('about a phone number is forgotten when that number is erased; another is not', async () => {
+		const store = new MemoryStore(() => 10);
+		await keepAnswer(store, 'tel', { value: 1 }, HOUR, '13900000001');
+		await keepAnswer(store, 'plate', { value: 2 }, HOUR);
+		expect(await store.erasePhone('13900000001')).toBe(1);
+		expect([...(await readKeptAnswers(store, new Map([['tel', HOUR], ['plate', HOUR]]))).keys()]).toEqual(['plate']);
+	});
+
+	it('with the store failing, the run asks again and keeps nothing, and its warning says so in these words', async () => {
+		const broken = Object.assign(new MemoryStore(() => 5), {
+			label: 'Redis at 10.0.0.9:6379',
+			read: async () => await Promise.reject(new Error('connection lost')),
+			update: async () => await Promise.reject(new Error('connection lost')),
+		});
+		const shown: Array<{ message: string }> = [];
+		const ctx = { addExecutionHints: (...hints: Array<{ message: string }>) => shown.push(...hints) } as unknown as IExecuteFunctions;
+		const hints = new (class extends StoreHints {
+			override async open() {
+				return broken;
+			}
+		})(ctx);
+		// Nothing is taken, whatever the answer schema accepts.
+		expect((await takeKeptAnswers(hints, z.unknown(), new Map([['q', HOUR]]), 'plates')).size).toBe(0);
+		expect(await keepForLater(hints, 'q', { name: 'Li' }, HOUR, 'the answer of 1 plate')).toBeUndefined();
+		hints.show();
+		expect(shown.length).toBe(2);
+		expect(shown.map((hint) => hint.message)).toEqual([
+			'Reuse Answers For could not use Redis at 10.0.0.9:6379: connection lost; the plates were asked again.',
+			'Reuse Answers For could not use Redis at 10.0.0.9:6379: connection lost; the answer of 1 plate was not kept for later runs.',
+		]);
 	});
 
 	it('the fields of an item: reused or not, and when it was answered in China time', () => {

@@ -35,6 +35,19 @@ describe('redaction of pieces of the code', () => {
 		expect(redacted).toBe(`GET /x?${REDACTED}`);
 	});
 
+	it('a code whose forms differ from their first characters (a space, a plus): every form, and every cut of 6 or more characters from its start or end, masked whole', () => {
+		const spaced = 'Ab c+/x9 yZ=7';
+		// Raw, URL-encoded (%20), encoded as a URL (keeps + and /), form-encoded (+ for the space).
+		const spacedForms = [spaced, encodeURIComponent(spaced), encodeURI(spaced), new URLSearchParams({ s: spaced }).toString().slice(2)];
+		expect(new Set(spacedForms).size).toBe(4);
+		for (const form of spacedForms) {
+			expect(redactSecret(`<${form}>`, spaced)).toBe(`<${REDACTED}>`);
+			for (let length = 6; length < form.length; length++) {
+				expect([redactSecret(`<${form.slice(0, length)}>`, spaced), redactSecret(`<${form.slice(-length)}>`, spaced)]).toEqual([`<${REDACTED}>`, `<${REDACTED}>`]);
+			}
+		}
+	});
+
 	it('leaves empty text and text without the code as they are', () => {
 		expect(redactSecret('', secret)).toBe('');
 		expect(redactSecret('appCode is required', '')).toBe('appCode is required');
@@ -61,5 +74,8 @@ describe('codes remembered for texts made away from the client', () => {
 		expect(redactKnownSecrets(`${code(0)} ${code(2)} ${code(100)}`)).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
 		// Code 1, the oldest, was dropped.
 		expect(redactKnownSecrets(`${code(1)} ${code(2)}`)).toBe(`${code(1)} ${REDACTED}`);
+		// An empty code (a credential without one) takes no place: code 2, now the oldest, stays masked.
+		rememberSecret('');
+		expect(redactKnownSecrets(`${code(2)}`)).toBe(REDACTED);
 	});
 });

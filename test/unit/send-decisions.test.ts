@@ -4,7 +4,7 @@
  * store; test/sms/records-faults.test.ts under faults.
  */
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from '../../nodes/shared/store/sendRecords/decisions';
-import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues } from '../../nodes/shared/store/sendRecords/recordValues';
+import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from '../../nodes/shared/store/sendRecords/recordValues';
 import { countWindows } from '../../nodes/shared/store/sendRecords/rules';
 import { valueTag } from '../../nodes/shared/store/keyName';
 
@@ -33,6 +33,8 @@ const runOf = (execution: string, windowMs = 10 * MINUTE, token = `${execution} 
 class Contents {
 	values = new Map<string, string>();
 	ttls = new Map<string, number>();
+	/** When each key kept expires, by the last write's time and expiry. */
+	expiresAt = new Map<string, number>();
 
 	/** Runs one decision over the item's keys at `now`, as one update, and keeps its writes. */
 	decide<T>(item: ItemKeys, decide: (values: StagedValues) => T, now = NOW): T {
@@ -47,6 +49,7 @@ class Contents {
 			if (write.value === null) this.values.delete(write.key);
 			else this.values.set(write.key, write.value);
 			if (write.value !== null) this.ttls.set(write.key, write.ttlMs ?? 0);
+			if (write.value !== null) this.expiresAt.set(write.key, now + (write.ttlMs ?? 0));
 		}
 		return result;
 	}
@@ -208,5 +211,442 @@ describe('marking sent', () => {
 		const before = new Map(store.values);
 		store.decide(item, (values) => decideSent(values, run, item, 'task-3'));
 		expect(store.values).toEqual(before);
+	});
+});
+
+/** Holders of the item's message, by send key. */
+const holdersOf = (store: Contents, item: ItemKeys) => (store.json(item.messageKey)?.holders ?? {}) as Record<string, Record<string, unknown>>;
+
+describe('another try of this very item (same execution, run and item: Retry On Fail) after its run stopped', () => {
+	it("whose send was only reserved: the new try reserves it, its count not counted twice (the limit of 1 a minute lets it through)", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const second = runOf('e1', 10 * MINUTE, 'try 2');
+		expect(store.decide(item, (values) => decideReserve(values, second, item))).toEqual({ kind: 'send' });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.json(item.sendKey)).toMatchObject({ state: 'reserved', token: 'try 2' });
+		expect(Object.keys(holdersOf(store, item))).toEqual([item.sendKey]);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ token: 'try 2', state: 'reserved' });
+	});
+
+	it('whose message record is gone: the counts its send record lists are given back', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		store.values.delete(item.messageKey);
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'send' });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+
+	it('that claims it when the first try only reserved it: the claim takes it back and goes, counted once', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const second = runOf('e1', 10 * MINUTE, 'try 2');
+		expect(store.decide(item, (values) => decideClaim(values, second, item), NOW + 7)).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: 'try 2', counted: tagsOf(item.countKeys) });
+		expect(holdersOf(store, item)).toEqual({ [item.sendKey]: { state: 'unknown', counted: tagsOf(item.countKeys), token: 'try 2', execution: 'e1', at: NOW + 7 } });
+		expect(store.ttls.get(item.messageKey)).toBe(10 * MINUTE);
+	});
+
+	it('that claims it when the first try started it: taken (the first try sends it), nothing changed', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const first = runOf('e1', 10 * MINUTE, 'try 1');
+		store.decide(item, (values) => decideReserve(values, first, item));
+		store.decide(item, (values) => decideClaim(values, first, item));
+		const before = new Map(store.values);
+		expect(store.decide(item, (values) => decideClaim(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toBe('taken');
+		expect(store.values).toEqual(before);
+	});
+
+	it('hands back what the first try sent or left unknown, with its task ID', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const first = runOf('e1', 10 * MINUTE, 'try 1');
+		store.decide(item, (values) => decideReserve(values, first, item));
+		store.decide(item, (values) => decideClaim(values, first, item));
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'earlier', outcome: 'unknown', taskId: undefined });
+		store.decide(item, (values) => decideSent(values, first, item, 'task-9'));
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 3'), item))).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-9' });
+		// The same try reserving again (its update's answer was lost) finds its own reservation.
+		const fourth = runOf('e1', 10 * MINUTE, 'try 4');
+		const other = itemOf('e1', 1, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(other, (values) => decideReserve(values, fourth, other));
+		const before = new Map(store.values);
+		expect(store.decide(other, (values) => decideReserve(values, fourth, other))).toEqual({ kind: 'send' });
+		expect(store.values).toEqual(before);
+	});
+});
+
+describe('a claim whose records are gone (evicted, or lost with a Redis restart)', () => {
+	it('finds its reservation in the message and writes its send record again, counted once', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.delete(item.sendKey);
+		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 3)).toBe('go');
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: run.token, counted: tagsOf(item.countKeys) });
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'unknown', at: NOW + 3 });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+
+	it('with nothing left, decides anew as a reserve does: it takes the counts and goes', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.clear();
+		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 3)).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.json(item.sendKey)).toEqual({ state: 'unknown', token: run.token, counted: tagsOf(item.countKeys) });
+		expect(holdersOf(store, item)).toEqual({ [item.sendKey]: { state: 'unknown', counted: tagsOf(item.countKeys), token: run.token, execution: 'e1', at: NOW + 3 } });
+		expect(store.ttls.get(item.messageKey)).toBe(10 * MINUTE);
+	});
+
+	it('with nothing left but the counts, and the limit reached by another message, is refused with the limit', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.values.set(item.countKeys[0], '1');
+		expect(store.decide(item, (values) => decideClaim(values, runOf('e1'), item))).toEqual({ limit: `would be message 2 to ${PHONE} in this calendar minute; this node allows 1` });
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(store.values.has(item.messageKey)).toBe(false);
+	});
+
+	it('whose reservation another execution took over, and whose number has since reached its limit, is refused and drops its record', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		// Another execution (its node allowing more) took the reservation over, and a third sent another message to the number.
+		const taker = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(taker, (values) => decideReserve(values, runOf('e2'), taker));
+		store.values.set(item.countKeys[0], '2');
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toEqual({ limit: `would be message 2 to ${PHONE} in this calendar minute; this node allows 1` });
+		expect(store.values.has(item.sendKey)).toBe(false);
+	});
+
+	it("whose reservation another execution took over but did not start: takes it back, so the first claim wins", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.decide(taker, (values) => decideReserve(values, takerRun, taker));
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(Object.keys(holdersOf(store, item))).toEqual([item.sendKey]);
+		// The other execution's claim now finds the message started: it does not send it too.
+		expect(store.decide(taker, (values) => decideClaim(values, takerRun, taker))).toBe('taken');
+		expect(store.values.has(taker.sendKey)).toBe(false);
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+});
+
+describe('a release whose records changed meanwhile', () => {
+	it('whose message record is gone gives back the counts its send record lists', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.delete(item.messageKey);
+		store.decide(item, (values) => decideRelease(values, run, item));
+		expect([...store.values.keys()]).toEqual([]);
+	});
+
+	it('whose reservation another execution took over keeps the counts (the taker gave them back and took its own)', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		store.decide(taker, (values) => decideReserve(values, runOf('e2'), taker));
+		store.decide(item, (values) => decideRelease(values, run, item));
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(Object.keys(holdersOf(store, item))).toEqual([taker.sendKey]);
+	});
+
+	it('whose send record is gone and whose message is unreadable changes nothing, and does not fail', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.values.delete(item.sendKey);
+		store.values.set(item.messageKey, 'not json');
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideRelease(values, run, item));
+		store.decide(item, (values) => decideSent(values, run, item, 'task-4'));
+		expect(store.values).toEqual(before);
+	});
+
+	it("whose send record is gone and whose message holds another run's send of it changes nothing", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		store.values.delete(item.sendKey);
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideRelease(values, runOf('e1', 10 * MINUTE, 'try 2'), item));
+		store.decide(item, (values) => decideSent(values, runOf('e1', 10 * MINUTE, 'try 2'), item, 'task-5'));
+		expect(store.values).toEqual(before);
+	});
+});
+
+describe('marking sent, with records changed meanwhile', () => {
+	it('whose message record is gone marks the send record sent and leaves the message gone', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		store.values.delete(item.messageKey);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-6'));
+		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-6' });
+		expect(store.values.has(item.messageKey)).toBe(false);
+	});
+
+	it("of another run's record, or one already sent, changes nothing", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideSent(values, runOf('e1', 10 * MINUTE, 'another token'), item, 'task-7'));
+		expect(store.values).toEqual(before);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-8'));
+		const sent = new Map(store.values);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-9'), NOW + 5);
+		expect(store.values).toEqual(sent);
+		expect(store.json(item.sendKey)).toMatchObject({ taskId: 'task-8' });
+	});
+
+	it('with a repeat window of 0 keeps the message, as sent, as long as a send record', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1', 0);
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		store.decide(item, (values) => decideSent(values, run, item, null), NOW + 9);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'sent', at: NOW + 9 });
+		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
+		// A window of 0 makes nothing a repeat.
+		const next = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		expect(store.decide(next, (values) => decideReserve(values, runOf('e2', 0), next), NOW + 10)).toEqual({ kind: 'send' });
+	});
+});
+
+describe("a message's record", () => {
+	it('lasts a day while any send of it is only reserved, though another was started', () => {
+		const store = new Contents();
+		const first = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		const firstRun = runOf('e1');
+		store.decide(first, (values) => decideReserve(values, firstRun, first));
+		store.decide(first, (values) => decideClaim(values, firstRun, first));
+		const second = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(second, (values) => decideReserve(values, runOf('e2'), second), NOW + 10 * MINUTE);
+		expect(Object.keys(holdersOf(store, second)).sort()).toEqual([first.sendKey, second.sendKey].sort());
+		expect(store.ttls.get(second.messageKey)).toBe(24 * 60 * MINUTE);
+	});
+
+	it('written before holders named their execution and token: a holder is of the execution the message names, its token that of its send record', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		const counted = tagsOf(item.countKeys);
+		// An older record: the reservation of e1, without token and execution on its holder.
+		store.values.set(item.sendKey, JSON.stringify({ state: 'reserved', token: run.token, counted }));
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: { [item.sendKey]: { state: 'reserved', counted } } }));
+		item.countKeys.forEach((key) => store.values.set(key, '1'));
+		// Its own claim goes (not refused by its own count of 1 a minute).
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('go');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'unknown' });
+		// Another run of the node in the same execution is not a repeat of it; another execution's is.
+		const sameExecution = itemOf('e1', 1, { perMinute: 9, perHour: 9, perDay: 9 });
+		const olderHolder = { [item.sendKey]: { state: 'unknown', counted, at: NOW } };
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: olderHolder }));
+		expect(store.decide(sameExecution, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'run 2'), sameExecution))).toEqual({ kind: 'send' });
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: olderHolder }));
+		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		expect(store.decide(other, (values) => decideReserve(values, runOf('e2'), other))).toEqual({ kind: 'repeat' });
+	});
+});
+
+describe('counts given back once (found by the mutation run)', () => {
+	/**
+	 * Another try of this very item finds the first try's reservation, which another execution took
+	 * over (giving its counts back then) and started: the counts must not be given back a second time.
+	 */
+	function takenOverThenRetried() {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.decide(taker, (values) => decideReserve(values, takerRun, taker));
+		store.decide(taker, (values) => decideClaim(values, takerRun, taker));
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		return { store, item };
+	}
+
+	it("another try's reserve of a reservation another execution took over and started: a repeat, the other execution's send still counted", () => {
+		const { store, item } = takenOverThenRetried();
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'repeat' });
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+	});
+
+	it("another try's claim of a reservation another execution took over and started: taken, the other execution's send still counted", () => {
+		const { store, item } = takenOverThenRetried();
+		expect(store.decide(item, (values) => decideClaim(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toBe('taken');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+	});
+});
+
+describe('a decision run again (its update\'s answer was lost) changes nothing', () => {
+	it('a reserve, even once another execution took the reservation over: that execution keeps it', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		store.decide(taker, (values) => decideReserve(values, runOf('e2'), taker));
+		const before = new Map(store.values);
+		expect(store.decide(item, (values) => decideReserve(values, run, item), NOW + 5)).toEqual({ kind: 'send' });
+		expect(store.values).toEqual(before);
+	});
+
+	it('a claim: the repeat window still counts from the first', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item), NOW + 5);
+		const before = new Map(store.values);
+		expect(store.decide(item, (values) => decideClaim(values, run, item), NOW + 60_000)).toBe('go');
+		expect(store.values).toEqual(before);
+		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ at: NOW + 5 });
+	});
+
+	it('a reserve after this run started or sent the item hands it back, never sends it again', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'unknown', taskId: undefined });
+		store.decide(item, (values) => decideSent(values, run, item, 'task-1'));
+		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-1' });
+		// Its claim again goes on as claimed, and leaves the send as sent.
+		const sent = new Map(store.values);
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('go');
+		expect(store.values).toEqual(sent);
+	});
+});
+
+describe('records changed under a decision, further', () => {
+	it("a retry refused by the limit leaves no trace of the first try's reservation, so that no one gives its counts back again", () => {
+		const store = new Contents();
+		const item = itemOf('e1', 0, { perMinute: 2, perHour: 9, perDay: 9 });
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		// Two other messages to the number this minute, from other executions.
+		store.values.set(item.countKeys[0], '3');
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toMatchObject({ kind: 'limit' });
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(store.values.has(item.messageKey)).toBe(false);
+		expect(store.counts(item)[0]).toBe(2);
+		// Another execution sending the message now counts it on top of the two.
+		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		expect(store.decide(other, (values) => decideReserve(values, runOf('e2'), other))).toEqual({ kind: 'send' });
+		expect(store.counts(other)[0]).toBe(3);
+	});
+
+	it("an execution refused by the limit after taking over another's reservation leaves that reservation gone: its claim decides anew, counted", () => {
+		const store = new Contents();
+		const first = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		const firstRun = runOf('e1');
+		store.decide(first, (values) => decideReserve(values, firstRun, first));
+		// Another message to the number from a third execution; the second execution's node allows 1 a minute.
+		store.values.set(first.countKeys[0], '2');
+		const second = itemOf('e2', 0, { perMinute: 1, perHour: 9, perDay: 9 });
+		expect(store.decide(second, (values) => decideReserve(values, runOf('e2'), second))).toMatchObject({ kind: 'limit' });
+		expect(store.values.has(first.messageKey)).toBe(false);
+		expect(store.counts(first)[0]).toBe(1);
+		expect(store.decide(first, (values) => decideClaim(values, firstRun, first))).toBe('go');
+		expect(store.counts(first)[0]).toBe(2);
+	});
+
+	it("a release of a send another execution took over leaves that execution's message as it was, expiry included", () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.decide(taker, (values) => decideReserve(values, takerRun, taker));
+		store.decide(taker, (values) => decideClaim(values, takerRun, taker));
+		const expires = store.expiresAt.get(item.messageKey);
+		store.decide(item, (values) => decideRelease(values, run, item), NOW + 5 * MINUTE);
+		expect(store.expiresAt.get(item.messageKey)).toBe(expires);
+		expect(Object.keys(holdersOf(store, item))).toEqual([taker.sendKey]);
+	});
+
+	it('a mark of a send whose message was written again without it (evicted, then another execution reserved) marks the send record only', () => {
+		const store = new Contents();
+		const item = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		const run = runOf('e1');
+		store.decide(item, (values) => decideReserve(values, run, item));
+		store.decide(item, (values) => decideClaim(values, run, item));
+		store.values.delete(item.messageKey);
+		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
+		store.decide(other, (values) => decideReserve(values, runOf('e2'), other));
+		const message = store.values.get(item.messageKey);
+		store.decide(item, (values) => decideSent(values, run, item, 'task-3'));
+		expect(store.json(item.sendKey)).toMatchObject({ state: 'sent', taskId: 'task-3' });
+		expect(store.values.get(item.messageKey)).toBe(message);
+	});
+
+	it('a holder written before holders named their token, whose send record is gone, is not taken for this run\'s: release and mark change nothing', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: { [item.sendKey]: { state: 'unknown', counted: tagsOf(item.countKeys), at: NOW } } }));
+		item.countKeys.forEach((key) => store.values.set(key, '1'));
+		const before = new Map(store.values);
+		store.decide(item, (values) => decideRelease(values, runOf('e1'), item));
+		store.decide(item, (values) => decideSent(values, runOf('e1'), item, 'task-4'));
+		expect(store.values).toEqual(before);
+	});
+
+	it("a claim's first try names no counts: dropping another try's reservation asks for them first, so that they are given back", () => {
+		const item = itemOf('e1');
+		const counted = tagsOf(item.countKeys);
+		const started = itemOf('e2').sendKey;
+		const message = JSON.stringify({ execution: 'e1', holders: { [started]: { state: 'unknown', counted: [], execution: 'e2', at: NOW }, [item.sendKey]: { state: 'reserved', counted, token: 'try 1', execution: 'e1' } } });
+		const send = JSON.stringify({ state: 'reserved', token: 'try 1', counted });
+		const run = runOf('e1', 10 * MINUTE, 'try 2');
+		const withoutCounts = new StagedValues([item.sendKey, item.messageKey], [send, message], NOW);
+		expect(() => decideClaim(withoutCounts, run, item)).toThrow(UnnamedKey);
+		const store = new Contents();
+		store.values.set(item.sendKey, send);
+		store.values.set(item.messageKey, message);
+		item.countKeys.forEach((key) => store.values.set(key, '2'));
+		expect(store.decide(item, (values) => decideClaim(values, run, item))).toBe('taken');
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+	});
+});
+
+describe('a repeat window of 0', () => {
+	it("makes nothing a repeat, not even another execution's started send of an older record (without its time)", () => {
+		const store = new Contents();
+		const item = itemOf('e2');
+		const key = itemOf('e1').sendKey;
+		store.values.set(item.messageKey, JSON.stringify({ execution: 'e1', holders: { [key]: { state: 'unknown', counted: [] } } }));
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e2', 0), item))).toEqual({ kind: 'send' });
 	});
 });

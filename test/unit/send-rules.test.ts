@@ -15,6 +15,22 @@ describe('the same message, the same change', () => {
 		expect(print).not.toContain('13900000001');
 	});
 
+	it('one fingerprint for a message of four parameters given in any of their 24 orders', () => {
+		const entries = Object.entries({ code: '1234', name: 'Li', shop: 'East', day: 'Monday' });
+		const orders = (list: Array<[string, string]>): Array<Array<[string, string]>> =>
+			list.length <= 1 ? [list] : list.flatMap((entry, index) => orders([...list.slice(0, index), ...list.slice(index + 1)]).map((rest) => [entry, ...rest]));
+		const prints = new Set(orders(entries).map((order) => messageFingerprint({ ...message, params: Object.fromEntries(order) })));
+		expect(prints.size).toBe(1);
+		expect(changeFingerprint('account', 'templateCreate', Object.fromEntries([...entries].reverse()))).toBe(changeFingerprint('account', 'templateCreate', Object.fromEntries(entries)));
+		// Names and values stay paired: two values swapped between names is another message.
+		expect(messageFingerprint({ ...message, params: { code: 'Li', name: '1234' } })).not.toBe(messageFingerprint(message));
+	});
+
+	it('a message and a change keep the fingerprints earlier versions gave them: a message sent before an upgrade is a repeat after it', () => {
+		expect(messageFingerprint({ ...message, params: { shop: 'East', code: '1234', name: 'Li' } })).toBe('9124c7f56485ed762e644749fc80706f');
+		expect(changeFingerprint('account', 'signatureCreate', { type: 1, name: 'Shop' })).toBe('73f42b9964b956e3f232912224b5b346');
+	});
+
 	it.each([
 		['another account', { account: 'other-account' }],
 		['another number', { phone: '13900000002' }],

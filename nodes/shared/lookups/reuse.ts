@@ -26,6 +26,7 @@ export const REUSE_OPTION: INodeProperties = {
 /** The hours read from the option, as ms; anything not a positive number is off. */
 export function reuseWindowMs(hours: unknown): number {
 	const number = Number(hours);
+	// Stryker disable next-line EqualityOperator: 0 hours is 0 ms either way
 	return Number.isFinite(number) && number > 0 ? number * 3_600_000 : 0;
 }
 
@@ -45,6 +46,7 @@ export async function readKeptAnswers(store: DurableStore, windows: Map<string, 
 	const kept = new Map<string, StoredAnswer>();
 	questions.forEach((question, index) => {
 		const value = values[index];
+		// Stryker disable next-line ConditionalExpression: JSON.parse(undefined) throws, and the catch ignores it the same way
 		if (value === undefined) return;
 		try {
 			const parsed = JSON.parse(value) as Partial<StoredAnswer>;
@@ -60,6 +62,7 @@ export async function readKeptAnswers(store: DurableStore, windows: Map<string, 
 
 /** Until when the answer kept before was to be kept; 0 when there is none (or an older version wrote it, without `keepUntil`). */
 function keptUntil(value: string | undefined): number {
+	// Stryker disable next-line ConditionalExpression: JSON.parse(undefined) throws, and the catch answers 0 the same way
 	if (value === undefined) return 0;
 	try {
 		const parsed = JSON.parse(value) as { keepUntil?: unknown };

@@ -119,6 +119,7 @@ export class SpendMeter {
 	 */
 	async reserveAttempt(operation: OperationName): Promise<AttemptReservation> {
 		const yuan = attemptPrice(operation);
+		// Stryker disable next-line ConditionalExpression,EqualityOperator: a price of 0 takes 0 from the reserve (always enough) and gives 0 back: the same answer, no store asked
 		if (yuan <= 0 || !this.limited) return { yuan: 0, giveBack: nothingToGiveBack };
 		const units = toUnits(yuan);
 		if (this.pool >= units) {
@@ -156,6 +157,7 @@ export class SpendMeter {
 	/** An SMS that went out (or may have): takes its cost from the node's reserve, else counts it at once, limits or not (it may be billed). */
 	async spend(yuan: number): Promise<void> {
 		const units = toUnits(yuan);
+		// Stryker disable next-line ConditionalExpression,EqualityOperator: 0 units come from the reserve (always enough): nothing changes either way
 		if (!this.limited || units <= 0) return;
 		if (this.pool >= units) {
 			this.pool -= units;
@@ -168,6 +170,7 @@ export class SpendMeter {
 	async settle(): Promise<string | undefined> {
 		const units = this.pool;
 		this.pool = 0;
+		// Stryker disable next-line ConditionalExpression: without a period nothing was reserved, so there are 0 units, which giveBack ignores
 		if (this.poolPeriod) await this.giveBack(units, this.poolPeriod);
 		return this.latest && budgetLine(this.limits, this.latest);
 	}

@@ -28,6 +28,7 @@ export type SendDecision =
 	| { kind: 'limit'; problem: string }
 	| { kind: 'earlier'; taskId?: string | null; outcome: 'sent' | 'unknown' };
 
+// Stryker disable next-line EqualityOperator,ConditionalExpression: names are unique (none compare equal), and a comparison answering 0 for "after" still sorts ascending; a test pins the fingerprints
 const sortedEntries = (object: Record<string, unknown> = {}) => Object.entries(object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** The same message always gives the same fingerprint; the store keeps only hashes of it anyway. */
