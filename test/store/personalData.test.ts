@@ -8,7 +8,7 @@ import '../harness/n8nEnv';
 import '../harness/freshStore';
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 
@@ -86,8 +86,16 @@ function hitsIn(where: string, bytes: Buffer): string[] {
 }
 
 const storeFile = () => process.env.DATA_GATEWAY_STORE_FILE as string;
+/** The file's and its WAL's bytes; the WAL may be gone, or go between a look and a read (SQLite deletes it when the last connection closes). */
 function fileBytes(file: string): Array<[string, Buffer]> {
-	return [file, `${file}-wal`].filter((path) => existsSync(path)).map((path) => [path.slice(path.lastIndexOf('.')), readFileSync(path)]);
+	return [file, `${file}-wal`].flatMap((path): Array<[string, Buffer]> => {
+		try {
+			return [[path.slice(path.lastIndexOf('.')), readFileSync(path)]];
+		} catch (error) {
+			if (path !== file && (error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+			throw error;
+		}
+	});
 }
 
 /** Each row's value, parsed where it is JSON. */
