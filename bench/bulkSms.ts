@@ -66,31 +66,17 @@ function numbersCode(prefix: string, count: number): string {
 	return `const items = [];\nfor (let index = 0; items.length < ${count}; index++) {\n\tconst phone = '${prefix}' + String(index).padStart(8, '0');\n\tif (!phone.includes('404')) items.push({ json: { phone } });\n}\nreturn items;`;
 }
 
-function workflow(id: string, store: BulkStore, prefix: string, count: number, emulator: EmulatorProcess) {
+/** Start → Numbers (a Code node making `count` distinct numbers) → the node measured, named Send. */
+function numbersThen(id: string, name: string, count: number, prefix: string, send: Record<string, unknown>) {
 	return {
 		id,
-		name: `Bulk SMS ${count} (${store})`,
+		name,
 		active: false,
 		settings: { executionOrder: 'v1' },
 		nodes: [
 			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 			{ id: 'numbers', name: 'Numbers', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: numbersCode(prefix, count) } },
-			{
-				id: 'send',
-				name: 'Send',
-				type: `${NODE_TYPE_PREFIX}dataGatewaySms`,
-				typeVersion: 1.4,
-				position: [400, 0],
-				parameters: {
-					resource: 'message',
-					operation: 'send',
-					signId: { __rl: true, mode: 'id', value: emulator.demo.signatureId },
-					templateId: { __rl: true, mode: 'id', value: emulator.demo.templateWithoutVariablesId },
-					phone: '={{ $json.phone }}',
-					variablesInput: 'none',
-				},
-				credentials: { dataGatewayApi: { id: CREDENTIALS[store], name: `Bulk ${store}` } },
-			},
+			{ id: 'send', name: 'Send', position: [400, 0], ...send },
 		],
 		connections: {
 			Start: { main: [[{ node: 'Numbers', type: 'main', index: 0 }]] },
@@ -99,34 +85,33 @@ function workflow(id: string, store: BulkStore, prefix: string, count: number, e
 	};
 }
 
+function workflow(id: string, store: BulkStore, prefix: string, count: number, emulator: EmulatorProcess) {
+	return numbersThen(id, `Bulk SMS ${count} (${store})`, count, prefix, {
+		type: `${NODE_TYPE_PREFIX}dataGatewaySms`,
+		typeVersion: 1.4,
+		parameters: {
+			resource: 'message',
+			operation: 'send',
+			signId: { __rl: true, mode: 'id', value: emulator.demo.signatureId },
+			templateId: { __rl: true, mode: 'id', value: emulator.demo.templateWithoutVariablesId },
+			phone: '={{ $json.phone }}',
+			variablesInput: 'none',
+		},
+		credentials: { dataGatewayApi: { id: CREDENTIALS[store], name: `Bulk ${store}` } },
+	});
+}
+
 /**
  * The same numbers through n8n's own Edit Fields (Set) node reading \`={{ $json.phone }}\` per item:
  * what n8n itself spends evaluating one expression per item, which the Send node pays too before its
  * first send (every item is read and checked before anything is paid).
  */
 function floorWorkflow(id: string, prefix: string, count: number) {
-	return {
-		id,
-		name: `Bulk SMS floor ${count}`,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: 'numbers', name: 'Numbers', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: numbersCode(prefix, count) } },
-			{
-				id: 'send',
-				name: 'Send',
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				position: [400, 0],
-				parameters: { assignments: { assignments: [{ id: 'phone', name: 'phone', value: '={{ $json.phone }}', type: 'string' }] }, options: {} },
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Numbers', type: 'main', index: 0 }]] },
-			Numbers: { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
-		},
-	};
+	return numbersThen(id, `Bulk SMS floor ${count}`, count, prefix, {
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		parameters: { assignments: { assignments: [{ id: 'phone', name: 'phone', value: '={{ $json.phone }}', type: 'string' }] }, options: {} },
+	});
 }
 
 type PrintedRun = { data: { resultData: { runData: Record<string, Array<{ startTime: number; executionTime: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } };

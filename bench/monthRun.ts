@@ -26,6 +26,7 @@ import { codeVariable, sendParameters } from '../test/harness/sms';
 import { runWorkflow } from '../test/harness/workflow';
 import { manyPlate } from './inputs';
 import { MONTH_CHECKS, MONTH_LOOKUPS, MONTH_OPTED_OUT, MONTH_SEND_BATCH, MONTH_SENDS, type MonthChildInput, type MonthDay, type MonthRun, ownMs, type SweepSlice } from './monthShape';
+import { runChild } from './child';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -248,13 +249,4 @@ async function main(input: MonthChildInput): Promise<MonthRun> {
 	return { node: process.version, days, totalSeconds: (performance.now() - started) / 1000 };
 }
 
-main(JSON.parse(process.argv[2] ?? '{}') as MonthChildInput).then(
-	(result) => {
-		console.log(JSON.stringify(result));
-		process.exit(0);
-	},
-	(error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	},
-);
+runChild(main);

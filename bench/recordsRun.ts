@@ -20,6 +20,7 @@ import { codeVariable, sendParameters } from '../test/harness/sms';
 import { runWorkflow } from '../test/harness/workflow';
 import type { EmulatorProcess } from './gateway';
 import { RECORDS_BATCH, RECORDS_SENDS, RECORDS_WARM_UP, type RecordsChildInput, type StoreRun } from './recordsShape';
+import { runChild } from './child';
 
 /**
  * The records at work: from the moment one of their calls starts until none is in progress (the
@@ -216,13 +217,4 @@ async function main(input: RecordsChildInput): Promise<StoreRun> {
 	};
 }
 
-main(JSON.parse(process.argv[2] ?? '{}') as RecordsChildInput).then(
-	(result) => {
-		console.log(JSON.stringify(result));
-		process.exit(0);
-	},
-	(error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	},
-);
+runChild(main);

@@ -4,18 +4,12 @@ import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGat
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
 import { runWorkflow, type WorkflowRunResult } from '../harness/workflow';
 
 let emulator: Emulator;
-beforeAll(async () => {
-	emulator = await startEmulator();
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => {
-	emulator.reset();
-	emulator.configure({ deliveryFailureShare: 0, reviewDelayMs: 3_600_000, deliveryDelayMs: 3_600_000 });
-});
+useEmulator((started) => (emulator = started), {}, { deliveryFailureShare: 0, reviewDelayMs: 3_600_000, deliveryDelayMs: 3_600_000 });
 
 const vehicle = new DataGatewayVehicle();
 const enterprise = new DataGatewayEnterprise();

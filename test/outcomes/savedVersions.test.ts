@@ -5,7 +5,8 @@ import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewaySmsTrigger } from '../../nodes/DataGatewaySmsTrigger/DataGatewaySmsTrigger.node';
 import { DataGatewayTelephone } from '../../nodes/DataGatewayTelephone/DataGatewayTelephone.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
-import { startEmulator, type Emulator } from '../emulator/server';
+import type { Emulator } from '../emulator/server';
+import { useEmulator } from '../harness/emulator';
 import { codeVariable } from '../harness/sms';
 import { runWorkflow } from '../harness/workflow';
 import { post, signature, started } from '../trigger/callbacks';
@@ -20,14 +21,7 @@ import { serveWebhook } from '../trigger/webhookServer';
  * fails the first test.
  */
 let emulator: Emulator;
-beforeAll(async () => {
-	emulator = await startEmulator();
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => {
-	emulator.reset();
-	emulator.configure({ deliveryFailureShare: 0, reviewDelayMs: 3_600_000, deliveryDelayMs: 3_600_000 });
-});
+useEmulator((started) => (emulator = started), {}, { deliveryFailureShare: 0, reviewDelayMs: 3_600_000, deliveryDelayMs: 3_600_000 });
 
 interface Saved {
 	parameters: () => INodeParameters;
