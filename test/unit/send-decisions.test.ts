@@ -54,6 +54,12 @@ class Contents {
 		return result;
 	}
 
+	/** The item reserved and claimed by `run`: a send about to be paid for. */
+	reserveAndClaim(item: ItemKeys, run: RunIdentity): void {
+		this.decide(item, (values) => decideReserve(values, run, item));
+		this.decide(item, (values) => decideClaim(values, run, item));
+	}
+
 	json(key: string) {
 		const value = this.values.get(key);
 		return value === undefined ? undefined : (JSON.parse(value) as Record<string, unknown>);
@@ -93,8 +99,7 @@ describe('what a send writes, and for how long', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1', 0);
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
 	});
 });
@@ -162,8 +167,7 @@ describe('a release', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		store.decide(item, (values) => decideRelease(values, run, item));
 		expect([...store.values.keys()]).toEqual([]);
 		store.decide(item, (values) => decideRelease(values, run, item));
@@ -183,8 +187,7 @@ describe('a release', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		store.values.delete(item.sendKey);
 		store.decide(item, (values) => decideRelease(values, run, item));
 		expect([...store.values.keys()]).toEqual([]);
@@ -196,8 +199,7 @@ describe('marking sent', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		store.values.delete(item.sendKey);
 		store.decide(item, (values) => decideSent(values, run, item, 'task-2'));
 		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-2' });
@@ -401,8 +403,7 @@ describe('marking sent, with records changed meanwhile', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		store.values.delete(item.messageKey);
 		store.decide(item, (values) => decideSent(values, run, item, 'task-6'));
 		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-6' });
@@ -413,8 +414,7 @@ describe('marking sent, with records changed meanwhile', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		const before = new Map(store.values);
 		store.decide(item, (values) => decideSent(values, runOf('e1', 10 * MINUTE, 'another token'), item, 'task-7'));
 		expect(store.values).toEqual(before);
@@ -429,8 +429,7 @@ describe('marking sent, with records changed meanwhile', () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1', 0);
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		store.decide(item, (values) => decideSent(values, run, item, null), NOW + 9);
 		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'sent', at: NOW + 9 });
 		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
@@ -538,8 +537,7 @@ describe('a decision run again (its update\'s answer was lost) changes nothing',
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'unknown', taskId: undefined });
 		store.decide(item, (values) => decideSent(values, run, item, 'task-1'));
 		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-1' });
@@ -601,8 +599,7 @@ describe('records changed under a decision, further', () => {
 		const store = new Contents();
 		const item = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
 		const run = runOf('e1');
-		store.decide(item, (values) => decideReserve(values, run, item));
-		store.decide(item, (values) => decideClaim(values, run, item));
+		store.reserveAndClaim(item, run);
 		store.values.delete(item.messageKey);
 		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
 		store.decide(other, (values) => decideReserve(values, runOf('e2'), other));
