@@ -7,7 +7,7 @@ import { decayedRate } from './learnedRate';
 import { LimiterWaitTooLong } from './waitTooLong';
 
 export { LimiterWaitTooLong } from './waitTooLong';
-export { LEARNED_RATE_HALF_LIFE_MS } from './learnedRate';
+export { LEARNED_RATE_HALF_LIFE_MS, LEARNED_RATE_HOLD_MS } from './learnedRate';
 
 export interface LimiterSettings {
 	/** Requests in flight at once. */

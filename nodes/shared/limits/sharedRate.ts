@@ -7,7 +7,7 @@
 import { accountKeyOf } from '../gateway/account';
 import { REDIS_URL_FIELD, RedisScript, RedisUnavailable, redisFor, releaseRedis, type RedisSettings, type SharedRedis } from '../store/redis/connection';
 import { abortableSleep } from './abortableSleep';
-import { LEARNED_RATE_HALF_LIFE_MS } from './learnedRate';
+import { LEARNED_RATE_HALF_LIFE_MS, LEARNED_RATE_HOLD_MS } from './learnedRate';
 
 /**
  * The gateway counts arrivals in its own one-second window. A call that leaves a little late
@@ -19,9 +19,9 @@ const ARRIVAL_MARGIN_MS = 25;
 /**
  * State per credential in one hash: `next` start time, `paused` until (a Retry-After within the
  * cap), `held` until (one the cap cut short: a call waits for it only until its own deadline), the
- * learned `rate` and the time of the 429 that taught it (`throttled`; the rate doubles every
- * LEARNED_RATE_HALF_LIFE_MS from then, as in limiter.ts); `starts` (a sorted set) holds the last
- * second's start times. Times come from Redis's clock, so processes on different machines agree.
+ * learned `rate` and the time of the 429 that taught it (`throttled`; the rate holds for
+ * LEARNED_RATE_HOLD_MS, then doubles every LEARNED_RATE_HALF_LIFE_MS, as in limiter.ts); `starts`
+ * (a sorted set) holds the last second's start times. Times come from Redis's clock, so processes on different machines agree.
  * ARGV: operation (take | throttled | held), fixed rate (0 = none), then for take the ms the caller
  * may still wait (-1 = no bound), for throttled and held the pause in ms.
  * Returns the milliseconds the caller waits before starting (take; a start past its bound is not
@@ -39,7 +39,7 @@ local learned = tonumber(state[3])
 local throttled = tonumber(state[4]) or 0
 local held = tonumber(state[5]) or 0
 local rate = nil
-if learned ~= nil then rate = learned * 2 ^ (math.max(0, now - throttled) / ${LEARNED_RATE_HALF_LIFE_MS}) end
+if learned ~= nil then rate = learned * 2 ^ (math.max(0, now - throttled - ${LEARNED_RATE_HOLD_MS}) / ${LEARNED_RATE_HALF_LIFE_MS}) end
 if fixed > 0 and (rate == nil or rate > fixed) then rate = fixed end
 local function done(result)
   redis.call('PEXPIRE', KEYS[1], 3600000)
