@@ -3,7 +3,8 @@
  * Community Nodes installs it. Runs the example workflows with `n8n execute`, lets the emulator's
  * callbacks start the active trigger workflows (each callback starts exactly one execution), and
  * checks through the REST API that the credential test passes and every execution is green.
- * E2E_LINES=2 (or 1) runs one line only.
+ * E2E_LINES=2 (or 1) runs one line only; E2E_ONLY=aiAgent (names of the checks below, comma-separated)
+ * runs only those after the install.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,12 +15,24 @@ import { ensureRuntime, n8nCommand, N8nRest, NODE_TYPE_PREFIX, packPackage, setu
 import { credentialNameFor, CREDENTIAL_ID, prepareSandbox, webhookPathOf } from '../../scripts/sandbox';
 import { startEmulator, type Emulator } from '../emulator/server';
 import { checkAcrossExecutions } from './acrossExecutions';
+import { checkAiAgent } from './aiAgent';
 import { checkErrorOutput } from './errorOutput';
-import { checkMoneySafety } from './moneySafety';
+import { checkMoneySafety, type MoneySafetyOptions } from './moneySafety';
 import { checkOptOut } from './optOut';
 import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
 import { checkSharedBudget } from './sharedBudget';
+
+/** The checks E2E_ONLY can name. */
+const CHECKS: Record<string, (options: MoneySafetyOptions, line: N8nLine) => Promise<void>> = {
+	aiAgent: checkAiAgent,
+	moneySafety: checkMoneySafety,
+	errorOutput: checkErrorOutput,
+	acrossExecutions: checkAcrossExecutions,
+	optOut: checkOptOut,
+	sameHostRace: checkSameHostRace,
+	sharedBudget: checkSharedBudget,
+};
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
 
@@ -60,6 +73,16 @@ async function checkLine(line: N8nLine, tarball: string) {
 			notificationUrl: `${emulator.url}/__emulator/notifications`,
 		});
 		log('package installed as a community package, examples imported');
+		const checkOptions = { runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log };
+		const only = process.env.E2E_ONLY?.split(',').map((name) => name.trim());
+		if (only) {
+			for (const name of only) {
+				const check = CHECKS[name];
+				if (!check) throw new Error(`E2E_ONLY: no check ${name}; choose from ${Object.keys(CHECKS).join(', ')}`);
+				await check(checkOptions, line);
+			}
+			return;
+		}
 
 		// 1. The batch phone lookup: 8 numbers with repeats, one paid question per distinct number.
 		emulator.resetLedger();
@@ -96,6 +119,8 @@ async function checkLine(line: N8nLine, tarball: string) {
 		await checkSameHostRace({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
 		// Two n8n processes at once on one credential with a daily budget: the bill stays within it.
 		await checkSharedBudget({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
+		// The SMS node as a tool of n8n's AI Agent: each message once, the model shown no appCode.
+		await checkAiAgent(checkOptions, line);
 
 		// 3. Real n8n with the triggers active: every callback starts exactly one execution.
 		const n8n = await startN8n(runtime, environment);
