@@ -1,7 +1,8 @@
 /**
- * The SMS node as a tool of n8n's own AI Agent, inside real n8n: a scripted chat model (fakeChatModel.ts)
- * asks for two sends at once, one with a bad number, then the first send again. Judged by the
- * emulator's ledger (each message sent once, nothing paid for the bad number or the repeat), by what
+ * The SMS and Telephone nodes as tools of n8n's own AI Agent, inside real n8n: a scripted chat model
+ * (fakeChatModel.ts) asks for three sends at once, one with a bad number, and a lookup, then the first
+ * send and the lookup again. Judged by the emulator's ledger (each message sent once, nothing paid for
+ * the bad number or the repeat, the lookup asked once), by what
  * the model was shown (each tool result says what happened, the bad number's names the field and the
  * fix) and by the printed execution: the appCode appears, whole or in part, in neither.
  */
@@ -17,6 +18,7 @@ const MODEL_CREDENTIAL = { id: 'dgw-fake-model', name: 'Fake chat model' };
 const FIRST = '13900001111';
 const SECOND = '13900002222';
 const BAD = '12345';
+const LOOKED_UP = '13800138000';
 
 /** The tool calls the model asks for, turn by turn; then it answers in words. */
 const SCRIPT = [
@@ -24,8 +26,12 @@ const SCRIPT = [
 		{ tool: /sms/i, args: { phone: FIRST } },
 		{ tool: /sms/i, args: { phone: SECOND } },
 		{ tool: /sms/i, args: { phone: BAD } },
+		{ tool: /identify/i, args: { phoneNumber: LOOKED_UP } },
 	],
-	[{ tool: /sms/i, args: { phone: FIRST } }],
+	[
+		{ tool: /sms/i, args: { phone: FIRST } },
+		{ tool: /identify/i, args: { phoneNumber: LOOKED_UP } },
+	],
 ];
 
 function agentWorkflow(options: MoneySafetyOptions, line: N8nLine) {
@@ -40,6 +46,15 @@ function agentWorkflow(options: MoneySafetyOptions, line: N8nLine) {
 		credentials: { dataGatewayApi: { id: options.credentialId, name: 'Data Gateway' } },
 		// n8n 1.x hands the model an empty result for a tool that fails; continuing gives it the error item.
 		...(line === '1' ? { onError: 'continueRegularOutput' } : {}),
+	};
+	const identify = {
+		id: 'identify-tool',
+		name: 'Identify Number',
+		type: `${options.typePrefix}dataGatewayTelephoneTool`,
+		typeVersion: 1.4,
+		position: [660, 200],
+		parameters: { phoneNumber: "={{ $fromAI('phoneNumber', 'The mobile number to identify, 11 digits', 'string') }}", simplify: true },
+		credentials: sms.credentials,
 	};
 	return {
 		id: 'dgwAiAgent',
@@ -66,11 +81,13 @@ function agentWorkflow(options: MoneySafetyOptions, line: N8nLine) {
 				credentials: { openAiApi: MODEL_CREDENTIAL },
 			},
 			sms,
+			identify,
 		],
 		connections: {
 			Start: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
 			Model: { ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]] },
 			'Send SMS': { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+			'Identify Number': { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
 		},
 		pinData: {},
 	};
@@ -81,12 +98,10 @@ function partsOf(secret: string, length = 7): string[] {
 	return Array.from({ length: secret.length - length + 1 }, (_, at) => secret.slice(at, at + length));
 }
 
-/** The tool results the model was shown in a request, by the number each call was for. */
-function toolResults(request: ChatRequest): Map<string, string> {
-	const phoneOfCall = new Map<string, string>();
-	for (const message of request.messages) for (const call of message.tool_calls ?? []) phoneOfCall.set(call.id, String((JSON.parse(call.function.arguments) as { phone?: unknown }).phone));
+/** What the model was shown for each tool call, by the call's ID (`call_<turn>_<index>` in SCRIPT). */
+function toolResults(requests: ChatRequest[]): Map<string, string> {
 	const results = new Map<string, string>();
-	for (const message of request.messages) if (message.role === 'tool' && message.tool_call_id) results.set(`${phoneOfCall.get(message.tool_call_id)}#${results.size}`, typeof message.content === 'string' ? message.content : JSON.stringify(message.content));
+	for (const message of requests.at(-1)?.messages ?? []) if (message.role === 'tool' && message.tool_call_id) results.set(message.tool_call_id, typeof message.content === 'string' ? message.content : JSON.stringify(message.content));
 	return results;
 }
 
@@ -97,9 +112,9 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 		await importFile(options, 'credentials', 'fake-model', [{ ...MODEL_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-fake-key', url: model.url } }]);
 		await importFile(options, 'workflow', 'ai-agent', agentWorkflow(options, line));
 		emulator.resetLedger();
-		const result = await n8nCommand(options.runtime, ['execute', '--id=dgwAiAgent', '--rawOutput'], options.environment);
-		assert.equal(result.code, 0, `the agent's workflow failed:\n${result.stdout.slice(-3000)}\n${result.stderr.slice(-2000)}`);
-		const run = parsePrintedRun<{ status?: string; data: { resultData: { runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } }>(result.stdout);
+		const execution = await n8nCommand(options.runtime, ['execute', '--id=dgwAiAgent', '--rawOutput'], options.environment);
+		assert.equal(execution.code, 0, `the agent's workflow failed:\n${execution.stdout.slice(-3000)}\n${execution.stderr.slice(-2000)}`);
+		const run = parsePrintedRun<{ status?: string; data: { resultData: { runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } }>(execution.stdout);
 		const agentOutput = run.data.resultData.runData.Agent?.at(-1)?.data?.main?.[0]?.[0]?.json;
 		assert.equal(agentOutput?.output, FINAL_ANSWER, `the agent ended with the model's answer: ${JSON.stringify(agentOutput)}`);
 
@@ -109,19 +124,22 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 
 		const requests = model.requests();
 		assert.equal(requests.length, SCRIPT.length + 1, `the model was asked ${requests.length} times: ${JSON.stringify(requests.map((request) => request.messages))}`);
-		const afterFirst = [...toolResults(requests[1])];
-		const resultFor = (phone: string) => afterFirst.find(([key]) => key.startsWith(`${phone}#`))?.[1] ?? '';
-		for (const phone of [FIRST, SECOND]) assert.match(resultFor(phone), /taskId/, `the model saw ${phone}'s task ID: ${resultFor(phone)}`);
-		assert.match(resultFor(BAD), /Phone Number/, `the model saw which field was wrong: ${resultFor(BAD)}`);
+		const shown = toolResults(requests);
+		const result = (id: string) => shown.get(id) ?? '';
+		for (const id of ['call_0_0', 'call_0_1']) assert.match(result(id), /"taskId":"\w+","sent":true/, `the model saw the task ID of ${id}: ${result(id)}`);
+		assert.match(result('call_0_2'), /Phone Number \\"12345\\" is not a domestic mobile number/, `the model saw which field was wrong: ${result('call_0_2')}`);
 		// The repeat meets the per-number limit (1 a minute) before the repeat window; either way the model reads it was not sent.
-		const repeat = [...toolResults(requests[2])].at(-1)?.[1];
-		assert.match(String(repeat), new RegExp(`${FIRST} in this calendar minute|skippedAsRepeat\\W+true`), `the model saw the repeat was not sent again: ${repeat}`);
+		assert.match(result('call_1_0'), new RegExp(`${FIRST} in this calendar minute|skippedAsRepeat\\W+true`), `the model saw the repeat was not sent again: ${result('call_1_0')}`);
+		// The same number looked up twice in one execution: asked once (of the free daily quota), the same answer both times.
+		assert.equal(emulator.ledger().byPath['/telecom/identify']?.calls, 1, 'one lookup call for the number asked twice');
+		assert.match(result('call_0_3'), new RegExp(LOOKED_UP), `the model saw the lookup: ${result('call_0_3')}`);
+		assert.equal(result('call_1_1'), result('call_0_3'), 'the second lookup shows the first answer');
 
 		for (const part of partsOf(emulator.demo.appCode)) {
 			assert.ok(!requests.some((request) => request.raw.includes(part)), `the model was never shown "${part}" of the appCode`);
-			assert.ok(!result.stdout.includes(part), `the printed execution holds no "${part}" of the appCode`);
+			assert.ok(!execution.stdout.includes(part), `the printed execution holds no "${part}" of the appCode`);
 		}
-		log(`AI Agent: 3 SMS tool calls at once (one bad number), then a repeat: 2 sends, the bad number's field named to the model, the repeat refused by the per-number limit, no part of the appCode shown`);
+		log(`AI Agent: 3 SMS tool calls and a lookup at once (one bad number), then both again: 2 sends and 1 lookup call, each task ID and refusal shown to the model, no part of the appCode`);
 	} finally {
 		await model.close();
 	}
