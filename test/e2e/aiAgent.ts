@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 
 import { n8nCommand, type N8nLine } from '../../scripts/n8n-runtime';
 import { FINAL_ANSWER, startFakeChatModel, type ChatRequest } from '../harness/fakeChatModel';
-import { sendParameters } from '../harness/sms';
+import { codeVariable, sendParameters } from '../harness/sms';
 import { importFile, manualStart, type MoneySafetyOptions } from './moneySafety';
 import { parsePrintedRun } from './printedRun';
 
@@ -23,13 +23,13 @@ const LOOKED_UP = '13800138000';
 /** The tool calls the model asks for, turn by turn; then it answers in words. */
 const SCRIPT = [
 	[
-		{ tool: /sms/i, args: { phone: FIRST } },
-		{ tool: /sms/i, args: { phone: SECOND } },
-		{ tool: /sms/i, args: { phone: BAD } },
+		{ tool: /sms/i, args: { phone: FIRST, code: '4711' } },
+		{ tool: /sms/i, args: { phone: SECOND, code: '4712' } },
+		{ tool: /sms/i, args: { phone: BAD, code: '4713' } },
 		{ tool: /identify/i, args: { phoneNumber: LOOKED_UP } },
 	],
 	[
-		{ tool: /sms/i, args: { phone: FIRST } },
+		{ tool: /sms/i, args: { phone: FIRST, code: '4711' } },
 		{ tool: /identify/i, args: { phoneNumber: LOOKED_UP } },
 	],
 ];
@@ -42,7 +42,10 @@ function agentWorkflow(options: MoneySafetyOptions, line: N8nLine) {
 		type: `${options.typePrefix}dataGatewaySmsTool`,
 		typeVersion: 1.4,
 		position: [440, 200],
-		parameters: sendParameters(options.emulator, { phone: "={{ $fromAI('phone', 'The mobile number to text, 11 digits', 'string') }}" }),
+		parameters: sendParameters(options.emulator, {
+			phone: "={{ $fromAI('phone', 'The mobile number to text, 11 digits', 'string') }}",
+			variables: codeVariable("={{ $fromAI('code', 'The login code to text', 'string') }}"),
+		}),
 		credentials: { dataGatewayApi: { id: options.credentialId, name: 'Data Gateway' } },
 		// n8n 1.x hands the model an empty result for a tool that fails; continuing gives it the error item.
 		...(line === '1' ? { onError: 'continueRegularOutput' } : {}),
@@ -119,8 +122,10 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 		assert.equal(agentOutput?.output, FINAL_ANSWER, `the agent ended with the model's answer: ${JSON.stringify(agentOutput)}`);
 
 		const sends = emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call');
-		const phones = sends.map((call) => String(call.phone)).sort();
-		assert.deepEqual(phones, [FIRST, SECOND], `one send for each good number, none for ${BAD} or the repeat: ${JSON.stringify(sends)}`);
+		const texts = sends.map((call) => `${call.phone} ${call.params}`).sort();
+		assert.equal(sends.length, 2, `one send for each good number, none for ${BAD} or the repeat: ${JSON.stringify(sends)}`);
+		assert.match(texts[0], new RegExp(`^${FIRST} .*4711`), `the first number got its code from the model: ${texts[0]}`);
+		assert.match(texts[1], new RegExp(`^${SECOND} .*4712`), `the second number got its code from the model: ${texts[1]}`);
 
 		const requests = model.requests();
 		assert.equal(requests.length, SCRIPT.length + 1, `the model was asked ${requests.length} times: ${JSON.stringify(requests.map((request) => request.messages))}`);
@@ -139,7 +144,7 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 			assert.ok(!requests.some((request) => request.raw.includes(part)), `the model was never shown "${part}" of the appCode`);
 			assert.ok(!execution.stdout.includes(part), `the printed execution holds no "${part}" of the appCode`);
 		}
-		log(`AI Agent: 3 SMS tool calls and a lookup at once (one bad number), then both again: 2 sends and 1 lookup call, each task ID and refusal shown to the model, no part of the appCode`);
+		log(`AI Agent: 3 SMS tool calls and a lookup at once (one bad number), then both again: 2 sends with the codes the model gave and 1 lookup call, each task ID and refusal shown to the model, no part of the appCode`);
 	} finally {
 		await model.close();
 	}
