@@ -45,6 +45,9 @@ function agentWorkflow(options: MoneySafetyOptions, line: N8nLine) {
 		parameters: sendParameters(options.emulator, {
 			phone: "={{ $fromAI('phone', 'The mobile number to text, 11 digits', 'string') }}",
 			variables: codeVariable("={{ $fromAI('code', 'The login code to text', 'string') }}"),
+			// A tool call is a run of its own, like a loop's next pass: within the execution the per-number
+			// limits stop a repeat, not the Repeat Window. One an hour keeps the check off a minute's turn.
+			sendOptions: { perHour: 1 },
 		}),
 		credentials: { dataGatewayApi: { id: options.credentialId, name: 'Data Gateway' } },
 		// n8n 1.x hands the model an empty result for a tool that fails; continuing gives it the error item.
@@ -133,8 +136,7 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 		const result = (id: string) => shown.get(id) ?? '';
 		for (const id of ['call_0_0', 'call_0_1']) assert.match(result(id), /"taskId":"\w+","sent":true/, `the model saw the task ID of ${id}: ${result(id)}`);
 		assert.match(result('call_0_2'), /Phone Number \\"12345\\" is not a domestic mobile number/, `the model saw which field was wrong: ${result('call_0_2')}`);
-		// The repeat meets the per-number limit (1 a minute) before the repeat window; either way the model reads it was not sent.
-		assert.match(result('call_1_0'), new RegExp(`${FIRST} in this calendar minute|skippedAsRepeat\\W+true`), `the model saw the repeat was not sent again: ${result('call_1_0')}`);
+		assert.match(result('call_1_0'), new RegExp(`not sent: this would be message 2 to ${FIRST} in this calendar (minute|hour)`), `the model saw the repeat was not sent again: ${result('call_1_0')}`);
 		// The same number looked up twice in one execution: asked once (of the free daily quota), the same answer both times.
 		assert.equal(emulator.ledger().byPath['/telecom/identify']?.calls, 1, 'one lookup call for the number asked twice');
 		assert.match(result('call_0_3'), new RegExp(LOOKED_UP), `the model saw the lookup: ${result('call_0_3')}`);
@@ -144,7 +146,7 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 			assert.ok(!requests.some((request) => request.raw.includes(part)), `the model was never shown "${part}" of the appCode`);
 			assert.ok(!execution.stdout.includes(part), `the printed execution holds no "${part}" of the appCode`);
 		}
-		log(`AI Agent: 3 SMS tool calls and a lookup at once (one bad number), then both again: 2 sends with the codes the model gave and 1 lookup call, each task ID and refusal shown to the model, no part of the appCode`);
+		log(`AI Agent: 3 SMS tool calls and a lookup at once (one bad number), then both again (the send refused by the per-number limit): 2 sends with the codes the model gave and 1 lookup call, each task ID and refusal shown to the model, no part of the appCode`);
 	} finally {
 		await model.close();
 	}
