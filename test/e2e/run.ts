@@ -23,15 +23,22 @@ import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
 import { checkSharedBudget } from './sharedBudget';
 
-/** The checks E2E_ONLY can name. */
+/** The checks after the examples, in order; E2E_ONLY names some of them. */
 const CHECKS: Record<string, (options: MoneySafetyOptions, line: N8nLine) => Promise<void>> = {
-	aiAgent: checkAiAgent,
+	// Loops, execution retries, restarts and the spending cap, judged by the ledger.
 	moneySafety: checkMoneySafety,
+	// Failed items of a lookup and of SMS Send leave on the Error branch, the others on Success.
 	errorOutput: checkErrorOutput,
+	// Reuse, only new and the telephone quota between executions, each its own n8n process.
 	acrossExecutions: checkAcrossExecutions,
+	// The opt-out list: added in one process, honoured by another workflow's Send in another.
 	optOut: checkOptOut,
+	// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
 	sameHostRace: checkSameHostRace,
+	// Two n8n processes at once on one credential with a daily budget: the bill stays within it.
 	sharedBudget: checkSharedBudget,
+	// The SMS and Telephone nodes as tools of n8n's AI Agent: each message once, the model shown no appCode.
+	aiAgent: checkAiAgent,
 };
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];
@@ -107,20 +114,7 @@ async function checkLine(line: N8nLine, tarball: string) {
 		assert.equal(emulator.ledger().calls.length, 0, 'opt-out example: no gateway call');
 		log('opt-out example: number added and confirmed, no gateway call');
 
-		// Loops, execution retries, restarts and the spending cap, judged by the ledger.
-		await checkMoneySafety({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
-		// Failed items of a lookup and of SMS Send leave on the Error branch, the others on Success.
-		await checkErrorOutput({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
-		// Reuse, only new and the telephone quota between executions, each its own n8n process.
-		await checkAcrossExecutions({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
-		// The opt-out list: added in one process, honoured by another workflow's Send in another.
-		await checkOptOut({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
-		// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
-		await checkSameHostRace({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
-		// Two n8n processes at once on one credential with a daily budget: the bill stays within it.
-		await checkSharedBudget({ runtime, environment, emulator, typePrefix: NODE_TYPE_PREFIX, credentialId: CREDENTIAL_ID, log });
-		// The SMS node as a tool of n8n's AI Agent: each message once, the model shown no appCode.
-		await checkAiAgent(checkOptions, line);
+		for (const check of Object.values(CHECKS)) await check(checkOptions, line);
 
 		// 3. Real n8n with the triggers active: every callback starts exactly one execution.
 		const n8n = await startN8n(runtime, environment);
