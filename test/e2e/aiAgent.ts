@@ -4,7 +4,7 @@
  * send and the lookup again. Judged by the emulator's ledger (each message sent once, nothing paid for
  * the bad number or the repeat, the lookup asked once), by what
  * the model was shown (each tool result says what happened, the bad number's names the field and the
- * fix) and by the printed execution: the appCode appears, whole or in part, in neither.
+ * fix) and by the printed execution and n8n's log: the appCode appears, whole or in part, in none.
  */
 import assert from 'node:assert/strict';
 
@@ -145,6 +145,7 @@ export async function checkAiAgent(options: MoneySafetyOptions, line: N8nLine): 
 		for (const part of partsOf(emulator.demo.appCode)) {
 			assert.ok(!requests.some((request) => request.raw.includes(part)), `the model was never shown "${part}" of the appCode`);
 			assert.ok(!execution.stdout.includes(part), `the printed execution holds no "${part}" of the appCode`);
+			assert.ok(!execution.stderr.includes(part), `n8n's log holds no "${part}" of the appCode`);
 		}
 		log(`AI Agent: 3 SMS tool calls and a lookup at once (one bad number), then both again (the send refused by the per-number limit): 2 sends with the codes the model gave and 1 lookup call, each task ID and refusal shown to the model, no part of the appCode`);
 	} finally {
