@@ -45,6 +45,14 @@ export class DataGatewaySms implements INodeType {
 				default: '',
 				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndCheck'] } },
 			},
+			{
+				// Only in the AI Agent tool variant (n8n's '@tool'), where a model may repeat a call.
+				displayName: `Each AI tool call is its own run: per-number limits stop repeats, not the Repeat Window. On n8n 1.x, set On Error to Continue so the model reads refusals. ${readmeLink('as-a-tool-of-n8ns-ai-agent', 'More')}`,
+				name: 'agentToolNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndCheck'], '@tool': [true] } },
+			},
 			...message.description,
 			...optOut.description,
 			...signature.description,

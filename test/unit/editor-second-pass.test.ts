@@ -105,9 +105,19 @@ describe('the SMS form', () => {
 		expect(mapper.typeOptions?.loadOptionsDependsOn).toEqual(['templateId', 'templateId.value']);
 	});
 
+	it("the AI tool notice shows in the tool variant of Send only (n8n's @tool)", () => {
+		const notice = properties.find((property) => property.name === 'agentToolNotice') as INodeProperties;
+		const node = { id: 'sms', name: 'Send SMS', type: 'dataGatewaySmsTool', typeVersion: 1.4, position: [0, 0] as [number, number], parameters: {} };
+		const shown = (operation: string, name: string) => NodeHelpers.displayParameter({ resource: 'message', operation }, notice, node, { ...sms.description, name });
+		expect(shown('send', 'dataGatewaySmsTool')).toBe(true);
+		expect(shown('sendAndCheck', 'dataGatewaySmsTool')).toBe(true);
+		expect(shown('send', 'dataGatewaySms')).toBe(false);
+		expect(shown('preview', 'dataGatewaySmsTool')).toBe(false);
+	});
+
 	it('Preview has the same fields as Send (switching keeps them), without the sending options and the Reference', () => {
 		const shownFor = (operation: string) => properties.filter((property) => (property.displayOptions?.show?.operation as string[] | undefined)?.includes(operation)).map((property) => property.name);
-		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'atMostOnceNotice', 'reference'].includes(name)));
+		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'atMostOnceNotice', 'agentToolNotice', 'reference'].includes(name)));
 	});
 });
 
