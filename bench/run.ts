@@ -230,16 +230,21 @@ function sendAndCheckFigure(result: SendAndCheckResult): Figure {
 	};
 }
 
+/** Writes a section run alone into REPORT.md between its markers, stamped with today and this machine. */
+function spliceIntoReport(section: (stamp: string) => string, startMarker?: string, endMarker?: string): void {
+	const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
+	const path = join(RESULTS, 'REPORT.md');
+	writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), section(stamp), startMarker, endMarker));
+	console.log(`Report: bench/results/REPORT.md`);
+}
+
 /** BENCH_ONLY=sendAndCheck: only the Send and Check part, spliced into the existing report. */
 async function sendAndCheckOnly() {
 	const emulator = await startEmulatorProcess();
 	try {
 		const figure = sendAndCheckFigure(await sendAndCheckBench(emulator));
 		console.log(figure);
-		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
-		const path = join(RESULTS, 'REPORT.md');
-		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), sendAndCheckSection(figure, stamp), SEND_AND_CHECK_START, SEND_AND_CHECK_END));
-		console.log(`Report: bench/results/REPORT.md`);
+		spliceIntoReport((stamp) => sendAndCheckSection(figure, stamp), SEND_AND_CHECK_START, SEND_AND_CHECK_END);
 	} finally {
 		await emulator.stop();
 	}
@@ -251,10 +256,7 @@ async function reuseOnly() {
 	try {
 		const figure = await reuseBench(emulator);
 		console.log(figure);
-		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
-		const path = join(RESULTS, 'REPORT.md');
-		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), reuseSection(figure, stamp), REUSE_START, REUSE_END));
-		console.log(`Report: bench/results/REPORT.md`);
+		spliceIntoReport((stamp) => reuseSection(figure, stamp), REUSE_START, REUSE_END);
 	} finally {
 		await emulator.stop();
 	}
@@ -299,10 +301,7 @@ async function bulkOnly() {
 		const runs = await section(() => bulkSmsBench(emulator, { sizes, stores }));
 		for (const run of runs) console.log(bulkFigure(run));
 		if (process.env.BULK_SIZES || process.env.BULK_STORES) return;
-		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
-		const path = join(RESULTS, 'REPORT.md');
-		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), bulkSection(runs, stamp), BULK_START, BULK_END));
-		console.log(`Report: bench/results/REPORT.md`);
+		spliceIntoReport((stamp) => bulkSection(runs, stamp), BULK_START, BULK_END);
 	} finally {
 		await emulator.stop();
 	}
@@ -315,10 +314,7 @@ async function queueOnly() {
 		const result = await queueMode(emulator);
 		const figure = queueFigure(result);
 		console.log(figure, result.cpu);
-		const stamp = `${new Date().toISOString().slice(0, 10)}, ${machineLine()}`;
-		const path = join(RESULTS, 'REPORT.md');
-		writeFileSync(path, spliceSection(readFileSync(path, 'utf8'), queueSection(result, figure, stamp)));
-		console.log(`Report: bench/results/REPORT.md`);
+		spliceIntoReport((stamp) => queueSection(result, figure, stamp));
 	} finally {
 		await emulator.stop();
 	}

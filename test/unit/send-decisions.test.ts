@@ -70,6 +70,13 @@ class Contents {
 	}
 }
 
+
+/** A store that holds `item` reserved and claimed by `run`: where the release and mark tests start. */
+function claimedSend(item = itemOf('e1'), run = runOf('e1')) {
+	const store = new Contents();
+	store.reserveAndClaim(item, run);
+	return { store, item, run };
+}
 describe('what a send writes, and for how long', () => {
 	it('a reservation keeps its message a day (to be taken over after a crash); once started, for the repeat window', () => {
 		const store = new Contents();
@@ -96,10 +103,7 @@ describe('what a send writes, and for how long', () => {
 	});
 
 	it('with a repeat window of 0 a message lasts as long as a send record', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1', 0);
-		store.reserveAndClaim(item, run);
+		const { store, item } = claimedSend(itemOf('e1'), runOf('e1', 0));
 		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
 	});
 });
@@ -164,10 +168,7 @@ describe('another execution, by what its send of the message reached', () => {
 
 describe('a release', () => {
 	it('gives back the counts and the message of a send that certainly failed, and changes nothing when run again', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend();
 		store.decide(item, (values) => decideRelease(values, run, item));
 		expect([...store.values.keys()]).toEqual([]);
 		store.decide(item, (values) => decideRelease(values, run, item));
@@ -184,10 +185,7 @@ describe('a release', () => {
 	});
 
 	it('whose send record is gone finds its send in the message and gives its counts back', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend();
 		store.values.delete(item.sendKey);
 		store.decide(item, (values) => decideRelease(values, run, item));
 		expect([...store.values.keys()]).toEqual([]);
@@ -196,10 +194,7 @@ describe('a release', () => {
 
 describe('marking sent', () => {
 	it('whose send record is gone writes it again from the message, as sent', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend();
 		store.values.delete(item.sendKey);
 		store.decide(item, (values) => decideSent(values, run, item, 'task-2'));
 		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-2' });
@@ -400,10 +395,7 @@ describe('a release whose records changed meanwhile', () => {
 
 describe('marking sent, with records changed meanwhile', () => {
 	it('whose message record is gone marks the send record sent and leaves the message gone', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend();
 		store.values.delete(item.messageKey);
 		store.decide(item, (values) => decideSent(values, run, item, 'task-6'));
 		expect(store.json(item.sendKey)).toEqual({ state: 'sent', token: run.token, counted: tagsOf(item.countKeys), taskId: 'task-6' });
@@ -411,10 +403,7 @@ describe('marking sent, with records changed meanwhile', () => {
 	});
 
 	it("of another run's record, or one already sent, changes nothing", () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend();
 		const before = new Map(store.values);
 		store.decide(item, (values) => decideSent(values, runOf('e1', 10 * MINUTE, 'another token'), item, 'task-7'));
 		expect(store.values).toEqual(before);
@@ -426,10 +415,7 @@ describe('marking sent, with records changed meanwhile', () => {
 	});
 
 	it('with a repeat window of 0 keeps the message, as sent, as long as a send record', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1', 0);
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend(itemOf('e1'), runOf('e1', 0));
 		store.decide(item, (values) => decideSent(values, run, item, null), NOW + 9);
 		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ state: 'sent', at: NOW + 9 });
 		expect(store.ttls.get(item.messageKey)).toBe(24 * 60 * MINUTE);
@@ -534,10 +520,7 @@ describe('a decision run again (its update\'s answer was lost) changes nothing',
 	});
 
 	it('a reserve after this run started or sent the item hands it back, never sends it again', () => {
-		const store = new Contents();
-		const item = itemOf('e1');
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend();
 		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'unknown', taskId: undefined });
 		store.decide(item, (values) => decideSent(values, run, item, 'task-1'));
 		expect(store.decide(item, (values) => decideReserve(values, run, item))).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-1' });
@@ -596,10 +579,7 @@ describe('records changed under a decision, further', () => {
 	});
 
 	it('a mark of a send whose message was written again without it (evicted, then another execution reserved) marks the send record only', () => {
-		const store = new Contents();
-		const item = itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 });
-		const run = runOf('e1');
-		store.reserveAndClaim(item, run);
+		const { store, item, run } = claimedSend(itemOf('e1', 0, { perMinute: 9, perHour: 9, perDay: 9 }));
 		store.values.delete(item.messageKey);
 		const other = itemOf('e2', 0, { perMinute: 9, perHour: 9, perDay: 9 });
 		store.decide(other, (values) => decideReserve(values, runOf('e2'), other));

@@ -19,22 +19,21 @@ const GROUP_END = '>';
 export const NAME_PREFIX = 'dgw:~';
 
 /**
- * The secret as a KeyObject, made once per secret: given a Buffer, createHmac builds a KeyObject on
- * every call, which took about 25 µs of the 30 a name cost on Node 24 (a send names about 30 keys).
+ * What naming keeps for the secret in use, made again when it changes (tests): the secret as a
+ * KeyObject (given a Buffer, createHmac builds one on every call, about 25 µs of the 30 a name cost
+ * on Node 24; a send names about 30 keys), and the last names of texts that recur within one store
+ * update (a number's tag on each of its writes, a group's hash on each key of the group).
  */
-let keyObject: { secret: NameSecret; key: KeyObject } | undefined;
-function secretKey(): KeyObject {
+let naming: { secret: NameSecret; key: KeyObject; tags: Map<string, string>; groups: Map<string, string> } | undefined;
+function namingNow() {
 	const secret = nameSecret();
-	if (keyObject?.secret !== secret) keyObject = { secret, key: createSecretKey(secret.key) };
-	return keyObject.key;
+	if (naming?.secret !== secret) naming = { secret, key: createSecretKey(secret.key), tags: new Map(), groups: new Map() };
+	return naming;
 }
 
-const keyedHash = (text: string) => createHmac('sha256', secretKey()).update(text).digest('base64url');
+const keyedHash = (text: string) => createHmac('sha256', namingNow().key).update(text).digest('base64url');
 
-/**
- * The last names of texts that recur within one store update (a number's tag on each of its writes,
- * a group's hash on each key of the group); few enough that a batch's update finds them.
- */
+/** Few enough recent names that a batch's update finds them again. */
 const RECENT_NAMES = 1024;
 function recentHash(recent: Map<string, string>, text: string): string {
 	let name = recent.get(text);
@@ -44,17 +43,6 @@ function recentHash(recent: Map<string, string>, text: string): string {
 	}
 	return name;
 }
-const recentTags = new Map<string, string>();
-const recentGroups = new Map<string, string>();
-/** Forgets the remembered names (the secret changed: tests). */
-function namesOf(secret: NameSecret) {
-	if (namedWith !== secret) {
-		recentTags.clear();
-		recentGroups.clear();
-		namedWith = secret;
-	}
-}
-let namedWith: NameSecret | undefined;
 const plainHash = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /**
@@ -93,8 +81,7 @@ export function keyMismatch(store: string): string {
 
 /** A tag for everything kept about one phone number (StoreWrite.phone): what an erase finds rows by. */
 export function phoneTag(phone: string): string {
-	namesOf(nameSecret());
-	return recentHash(recentTags, `phone|${phone}`);
+	return recentHash(namingNow().tags, `phone|${phone}`);
 }
 
 /**
@@ -116,8 +103,7 @@ export function groupedKey(group: string, rest: string): string {
 export function storedRowKey(key: string): string {
 	const end = key.indexOf(GROUP_END);
 	if (end < 0) return storedKeyName(key);
-	namesOf(nameSecret());
-	return `${NAME_PREFIX}${recentHash(recentGroups, key.slice(0, end)).slice(0, 10)}.${keyedHash(key)}`;
+	return `${NAME_PREFIX}${recentHash(namingNow().groups, key.slice(0, end)).slice(0, 10)}.${keyedHash(key)}`;
 }
 
 /** A write's lifetime in whole ms (what Redis's PX takes), or undefined to keep it until deleted. */
