@@ -45,6 +45,11 @@ function dayOf(now: number): QuotaDay {
 	return { day: chinaDay(now), resetsAt: chinaIso(nextChinaMidnight(now)) };
 }
 
+/** Today's count of calls (China day of the store's clock), for Usage → Get. */
+export async function readCallsOn(store: DurableStore, accountKey: string, day: string): Promise<number> {
+	return countOf((await store.read([counterKey(accountKey, day)]))[0]);
+}
+
 /** Takes up to `wanted` of today's free calls; `granted` may be fewer. */
 export async function reserveCalls(store: DurableStore, accountKey: string, plan: TelephonePlan, wanted: number) {
 	const now = await store.now();
