@@ -31,7 +31,7 @@ export function telephonePlanOf(credentials: ICredentialDataDecryptedObject): Te
 }
 
 /** Counters live two days: long enough for a run that starts before midnight and ends after. */
-const COUNTER_TTL_MS = 2 * 24 * 3_600_000;
+export const COUNTER_TTL_MS = 2 * 24 * 3_600_000;
 const counterKey = (accountKey: string, day: string) => `telephone-calls|${accountKey}|${day}`;
 const countOf = (value: string | undefined) => Math.max(0, Number(value) || 0);
 
