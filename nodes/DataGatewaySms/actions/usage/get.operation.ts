@@ -28,7 +28,7 @@ export const description: INodeProperties[] = [
 				name: 'Get',
 				value: 'get',
 				description: "Spend, budgets, calls, reuse and SMS of the credential's account today and this month, China time (free, no gateway call)",
-				action: "Get the account's usage",
+				action: 'Get usage of the account',
 			},
 		],
 		default: 'get',
