@@ -34,6 +34,8 @@ function startSandbox(args: string[]): void {
 /** Stops the sandbox as Ctrl-C does (start.ts stops n8n and the emulator quietly) and waits for it. */
 async function stopSandbox(): Promise<void> {
 	const running = sandbox;
+	// Forgotten first: its exit is then not reported as unexpected.
+	sandbox = undefined;
 	if (!running || running.exitCode !== null || running.pid === undefined) return;
 	const ended = new Promise<void>((done) => running.once('exit', () => done()));
 	process.kill(-running.pid, 'SIGINT');
