@@ -7,6 +7,7 @@
  */
 import { chinaDay } from '../lookups/chinaTime';
 import type { DurableStore, StoreWrite } from '../store/durableStore';
+import { hostClock } from '../store/hostClock';
 
 /**
  * Counters by name, whole numbers: `calls.<operation>`, `spentUnits` and `savedUnits` (1/10000
@@ -58,7 +59,7 @@ export function sumCounts(...all: UsageCounts[]): UsageCounts {
 
 export const isEmpty = (counts: UsageCounts) => Object.values(counts).every((count) => count === 0);
 
-/** The store's clock minus this host's, learned at each update. */
+/** The store's clock minus this host's (store/hostClock.ts: the clock of the stores on this host), learned at each update. */
 const clockOffsets = new WeakMap<DurableStore, number>();
 
 /** Counts to add to one account's day (China calendar day, `2026-11-24`); the month is the day's. */
@@ -78,7 +79,7 @@ export async function addUsage(store: DurableStore, entries: readonly DayCounts[
 	const wanted = entries.filter((entry) => !isEmpty(entry.counts));
 	if (wanted.length === 0) return;
 	// Today as this host guesses the store's clock (no round trip); the update checks it.
-	let today = chinaDay(Date.now() + (clockOffsets.get(store) ?? 0));
+	let today = chinaDay(hostClock.now() + (clockOffsets.get(store) ?? 0));
 	for (let tries = 0; tries < 3; tries++) {
 		const byKey = new Map<string, { counts: UsageCounts[]; ttlMs: number }>();
 		for (const { account, day = today, counts } of wanted) {
@@ -94,7 +95,7 @@ export async function addUsage(store: DurableStore, entries: readonly DayCounts[
 		const keys = [...byKey.keys()];
 		const named = today;
 		const moved = await store.update(keys, (values, now) => {
-			clockOffsets.set(store, now - Date.now());
+			clockOffsets.set(store, now - hostClock.now());
 			if (wanted.some((entry) => entry.day === undefined) && chinaDay(now) !== named) return { writes: [], result: chinaDay(now) };
 			const writes: StoreWrite[] = keys.map((key, index) => {
 				const { counts, ttlMs } = byKey.get(key) as { counts: UsageCounts[]; ttlMs: number };
