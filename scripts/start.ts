@@ -2,7 +2,7 @@
  * `npm start`: real n8n 2.x with this package installed as a community package, against the
  * gateway emulator (or a real gateway when GATEWAY_BASE_URL and GATEWAY_APP_CODE are set), with
  * the examples imported. The sandbox (workflows, credentials, executions) is kept across starts;
- * `npm start -- --reset` starts from a clean slate.
+ * `npm start -- --reset` starts from a clean slate; `--built` skips the build (`npm run dev` builds first).
  *
  *   N8N_PORT (5678), EMULATOR_PORT (8787)   ports on 127.0.0.1
  *   SANDBOX_DIR (.n8n-sandbox/)              n8n's user folder for the sandbox
@@ -72,9 +72,12 @@ async function main() {
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);
 
-	console.log('Building the package…');
-	const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
-	if (build.status !== 0) throw new StartError(`npm run build failed (exit ${build.status}).`);
+	// `npm run dev` (scripts/dev.ts) has just built it.
+	if (!process.argv.includes('--built')) {
+		console.log('Building the package…');
+		const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
+		if (build.status !== 0) throw new StartError(`npm run build failed (exit ${build.status}).`);
+	}
 
 	if (reset && existsSync(sandboxDir)) {
 		console.log(`Resetting the sandbox: removing ${sandboxDir}`);

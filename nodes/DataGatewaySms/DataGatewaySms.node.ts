@@ -11,6 +11,7 @@ import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../sh
 import { priceNotice } from '../shared/n8n/priceNotice';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
+import * as usage from './actions/usage';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,6 +34,7 @@ export class DataGatewaySms implements INodeType {
 				{ name: 'Opt-Out', value: 'optOut' },
 				{ name: 'Signature', value: 'signature' },
 				{ name: 'Template', value: 'template' },
+				{ name: 'Usage', value: 'usage' },
 			]),
 			priceNotice(
 				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, the opt-out list, signatures and templates: free`,
@@ -57,6 +59,7 @@ export class DataGatewaySms implements INodeType {
 			...optOut.description,
 			...signature.description,
 			...template.description,
+			...usage.description,
 		],
 	};
 

@@ -22,6 +22,7 @@ import { checkOptOut } from './optOut';
 import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
 import { checkSharedBudget } from './sharedBudget';
+import { checkUsage } from './usage';
 
 /** The checks after the examples, in order; E2E_ONLY names some of them. */
 const CHECKS: Record<string, (options: MoneySafetyOptions, line: N8nLine) => Promise<void>> = {
@@ -39,6 +40,8 @@ const CHECKS: Record<string, (options: MoneySafetyOptions, line: N8nLine) => Pro
 	sharedBudget: checkSharedBudget,
 	// The SMS and Telephone nodes as tools of n8n's AI Agent: each message once, the model shown no appCode.
 	aiAgent: checkAiAgent,
+	// Usage → Get after sends, a repeat, a lookup and its reuse, matched to the ledger; the daily usage report example.
+	usage: checkUsage,
 };
 
 const NODE_NAMES = ['dataGatewayVehicle', 'dataGatewayEnterprise', 'dataGatewayTelephone', 'dataGatewaySms', 'dataGatewaySmsTrigger'];

@@ -95,9 +95,13 @@ async function main() {
 		const allExecutions = await rest.executions();
 		assert.ok(allExecutions.every((execution) => execution.status === 'success'), `every execution green: ${JSON.stringify(allExecutions)}`);
 		const allNotes = (await (await fetch(`${emulatorUrl}/__emulator/notifications`)).json()) as Array<{ body: { outcome?: string; plate?: string } }>;
-		// The fleet check notifies new violations too; here only the reports and reviews are counted.
-		const notes = allNotes.filter((note) => note.body.outcome !== 'new violations');
+		// The fleet check notifies new violations and the usage report its summary; here only the reports and reviews are counted.
+		const notes = allNotes.filter((note) => note.body.outcome !== 'new violations' && note.body.outcome !== 'usage report');
 		assert.ok(allNotes.some((note) => note.body.outcome === 'new violations' && note.body.plate), 'the fleet check reported new violations');
+		assert.ok(
+			allNotes.some((note) => note.body.outcome === 'usage report' && /^Data Gateway usage \d{4}-\d{2}-\d{2}: /.test(String((note.body as { summary?: string }).summary))),
+			'the usage report example sent its summary',
+		);
 		const expectedNotes = [...Array<string>(sends).fill('delivered'), 'review'];
 		assert.deepEqual(notes.map((note) => note.body.outcome).sort(), expectedNotes, `notifications at the emulator: ${JSON.stringify(notes)}`);
 		log(`notifications arrived at the emulator: ${sends} delivered, 1 review`);

@@ -82,16 +82,20 @@ describe('the opt-out list', () => {
 		const added = await watchStore(() => runSms(optOut('add'), [{ phone: '+86 139-0000-1111' }]));
 		expect(added.result.error).toBeUndefined();
 		expect(added.result.json()).toEqual([{ phone: '13900001111', optedOut: true, alreadyListed: false }]);
-		// The store holds no number in a value (key names are hashed by the store itself).
-		expect(added.writes).toHaveLength(1);
-		expect(added.writes[0].value).not.toContain('13900001111');
-		expect(added.writes[0].ttlMs).toBeUndefined();
+		// The store holds no number in a value (key names are hashed by the store itself); the list's size is kept beside it.
+		expect(added.writes.map((write) => write.key.split('|')[0])).toEqual(['opt-out', 'opt-out-size']);
+		expect(added.writes.map((write) => write.value)).toEqual([expect.not.stringContaining('13900001111'), '1']);
+		expect(added.writes.map((write) => write.ttlMs)).toEqual([undefined, undefined]);
 
 		const refused = await watchStore(() => runSms(send(), [{ phone: '13900001111' }]));
 		expect(refused.result.error?.message).toBe("Item 1: Phone Number 13900001111 is on this account's opt-out list: not sent");
 		expect(refused.result.error?.description).toMatch(/Opt-Out > Remove/);
 		expect(sendRequests()).toBe(0);
-		expect(refused.writes).toEqual([]);
+		// Nothing recorded or counted against a limit; only the skip, in the account's usage counts.
+		expect(refused.writes.map((write) => [write.key.split('|')[0], write.value])).toEqual([
+			['usage', '{"sms.skipped.optedOut":1}'],
+			['usage', '{"sms.skipped.optedOut":1}'],
+		]);
 
 		const checked = await runSms(optOut('check'), [{ phone: '13900001111' }, { phone: '13900002222' }]);
 		expect(checked.json()).toEqual([
@@ -212,7 +216,11 @@ describe('Send Window', () => {
 			details: { outsideSendWindow: true, opensAt: '2026-11-27T08:00:00+08:00', opensAtMs: Date.parse('2026-11-27T08:00:00+08:00'), sendWindow: '08:00–21:00' },
 		});
 		expect(sendRequests()).toBe(0);
-		expect(closed.writes).toEqual([]);
+		// Nothing recorded or counted against a limit; only the skips, in the account's usage counts (its day and month).
+		expect(closed.writes.map((write) => [write.key.split('|')[0], write.value])).toEqual([
+			['usage', '{"sms.skipped.outsideWindow":2}'],
+			['usage', '{"sms.skipped.outsideWindow":2}'],
+		]);
 		// The store's clock was read once for the run, not once per item.
 		expect(closed.clockReads).toBe(1);
 

@@ -271,12 +271,22 @@ describe('across executions (the durable store)', () => {
 		freezeClock();
 		let updates = 0;
 		let deliveryUpdates = 0;
+		let usageWrites = 0;
 		await withStore(
-			// The delivery records (store/sendsByTask.ts, for the SMS Trigger) are written beside the send records: counted apart.
-			(store) => async (keys, decide) => (keys.every(isDeliveryKey) ? deliveryUpdates++ : updates++, await store.update(keys, decide)),
+			// The delivery records (store/sendsByTask.ts, for the SMS Trigger) are written beside the send records, and the run's
+			// usage counts (usage/counts.ts) after them: counted apart (a usage update that wrote nothing only re-read a stale day).
+			(store) => async (keys, decide) => {
+				if (!keys.some((key) => key.startsWith('usage|'))) return (keys.every(isDeliveryKey) ? deliveryUpdates++ : updates++, await store.update(keys, decide));
+				return await store.update(keys, (values, now) => {
+					const decision = decide(values, now);
+					if (decision.writes.length > 0) usageWrites++;
+					return decision;
+				});
+			},
 			async () => await runSms(sendParameters(), [{ phone: '13900009004' }, { phone: '13900009005' }, { phone: '13900009006' }, { phone: '13900009007' }]),
 		);
 		expect(updates).toBe(1 + 1 + 1);
+		expect(usageWrites).toBe(1);
 		expect(deliveryUpdates).toBeGreaterThanOrEqual(1);
 		expect(deliveryUpdates).toBeLessThanOrEqual(4);
 	});

@@ -43,7 +43,7 @@ describe('the node creator: the SMS entry is about sending', () => {
 		// Each entry is the operation file's own, so its name and action are written once.
 		expect(messageOperations()).toEqual([send.option, sendAndCheck.option, preview.option, getStatus.option, checkPendingDeliveries.option]);
 		const resources = sms.description.properties.find((property) => property.name === 'resource')?.options as INodePropertyOptions[];
-		expect(resources.map((option) => option.value)).toEqual(['message', 'optOut', 'signature', 'template']);
+		expect(resources.map((option) => option.value)).toEqual(['message', 'optOut', 'signature', 'template', 'usage']);
 	});
 
 	it.each(['sms', 'text message', '短信', 'phone', 'verification code'])('the codex alias "%s" finds the SMS node', (word) => {

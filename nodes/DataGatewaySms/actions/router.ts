@@ -17,6 +17,7 @@ import * as deleteTemplate from './template/delete.operation';
 import * as getTemplate from './template/get.operation';
 import * as importTemplates from './template/import.operation';
 import * as updateTemplate from './template/update.operation';
+import * as usage from './usage';
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	return await routeOperation(this, {
@@ -24,5 +25,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		optOut: { add: optOut.add, check: optOut.check, remove: optOut.remove },
 		signature: { create: createSignature, get: getSignature, import: importSignatures, update: updateSignature, delete: deleteSignature },
 		template: { create: createTemplate, get: getTemplate, import: importTemplates, update: updateTemplate, delete: deleteTemplate },
+		usage: { get: usage.get },
 	});
 }

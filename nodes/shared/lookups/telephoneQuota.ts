@@ -31,7 +31,7 @@ export function telephonePlanOf(credentials: ICredentialDataDecryptedObject): Te
 }
 
 /** Counters live two days: long enough for a run that starts before midnight and ends after. */
-const COUNTER_TTL_MS = 2 * 24 * 3_600_000;
+export const COUNTER_TTL_MS = 2 * 24 * 3_600_000;
 const counterKey = (accountKey: string, day: string) => `telephone-calls|${accountKey}|${day}`;
 const countOf = (value: string | undefined) => Math.max(0, Number(value) || 0);
 
@@ -43,6 +43,11 @@ export interface QuotaDay {
 
 function dayOf(now: number): QuotaDay {
 	return { day: chinaDay(now), resetsAt: chinaIso(nextChinaMidnight(now)) };
+}
+
+/** Today's count of calls (China day of the store's clock), for Usage → Get. */
+export async function readCallsOn(store: DurableStore, accountKey: string, day: string): Promise<number> {
+	return countOf((await store.read([counterKey(accountKey, day)]))[0]);
 }
 
 /** Takes up to `wanted` of today's free calls; `granted` may be fewer. */

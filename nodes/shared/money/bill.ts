@@ -139,8 +139,8 @@ export function lookupBill(
 /** A send skipped as a repeat of an earlier execution: `skippedAsRepeat` up to SMS 1.3, `sent: false` from 1.4. */
 const isRepeat = (json: IDataObject) => json.skippedAsRepeat === true || json.sent === false;
 
-/** The bill of an SMS send run, read from its output items. */
-export function smsBill(items: INodeExecutionData[]): string {
+/** What an SMS send run's output items say it sent, skipped and cost. */
+export function smsTally(items: INodeExecutionData[]) {
 	let sent = 0;
 	let segments = 0;
 	let segmentsKnown = true;
@@ -164,6 +164,12 @@ export function smsBill(items: INodeExecutionData[]): string {
 			}
 		}
 	}
+	return { sent, segments, segmentsKnown, yuan, again, repeats, failed };
+}
+
+/** The bill of an SMS send run, read from its output items. */
+export function smsBill(items: INodeExecutionData[]): string {
+	const { sent, segments, segmentsKnown, yuan, again, repeats, failed } = smsTally(items);
 	const parts = [
 		sent === 0
 			? 'No SMS sent'
@@ -211,14 +217,24 @@ export function billText(ctx: IExecuteFunctions, kind: BillKind, items: INodeExe
 function billWithoutBudget(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): string {
 	if (kind === 'sms') return smsBill(items);
 	if (kind === 'smsPreview') return smsPreviewBill(items);
-	const counted = countItems(items);
-	if (kind === 'free') return lookupBill('smsStatus', counted.answered, 0, counted.failed);
 	if (kind === 'none') return 'No gateway call, 0 yuan';
+	if (kind === 'free') {
+		const counted = countItems(items);
+		return lookupBill('smsStatus', counted.answered, 0, counted.failed);
+	}
+	const tally = tallyOf(ctx);
+	const { reused, failed } = lookupTally(ctx, kind, items);
+	return lookupBill(kind, tally.calls, reused, failed, tally);
+}
+
+/** A lookup run's calls, answers reused from earlier runs (`earlier`), repeats answered without a call (`reused`) and failed items. */
+export function lookupTally(ctx: IExecuteFunctions, kind: OperationName, items: INodeExecutionData[]) {
+	const counted = countItems(items);
 	const tally = tallyOf(ctx);
 	const answered = tally.answered ?? counted.answered;
 	// A lookup asks once per distinct question: the answered items it did not call for reused an answer.
 	const reused = tally.reused ?? (kind === 'violationSupport' ? 0 : Math.max(0, answered - tally.calls - (tally.earlier ?? 0)));
-	return lookupBill(kind, tally.calls, reused, counted.failed, tally);
+	return { calls: tally.calls, earlier: tally.earlier ?? 0, reused, failed: counted.failed };
 }
 
 /**

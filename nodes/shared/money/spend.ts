@@ -4,6 +4,7 @@ import { OPERATIONS, PRICES_YUAN, type OperationName } from '../gateway/catalog'
 import type { DurableStore } from '../store/durableStore';
 import { SpendLedger, toUnits, type LedgerPeriod, type LedgerSpent, type MoneyLimits, type Reservation } from './ledger';
 import { attemptRefusal, budgetLine, estimateRefusal, refusalFix } from './refusals';
+import { noteRefused } from '../usage/notes';
 
 export { CAP_FIELD } from './refusals';
 
@@ -84,9 +85,9 @@ export class SpendMeter {
 	 * Before the first paid call of a node: reserves the node's estimate, or the error that stops
 	 * the node (the cap; with `whole`, a budget too; the store failing). A budget the estimate would
 	 * pass otherwise leaves each attempt to reserve its own price, so that what fits is still made.
-	 * `what` says what the estimate counts.
+	 * `what` says what the estimate counts; `calls` how many calls a refusal refuses (Usage → Get counts them).
 	 */
-	async reserveEstimate(estimateYuan: number, what: string, { whole = false } = {}): Promise<NodeOperationError | undefined> {
+	async reserveEstimate(estimateYuan: number, what: string, { whole = false, calls = 1 } = {}): Promise<NodeOperationError | undefined> {
 		if (!this.limited || estimateYuan <= 0) return undefined;
 		const units = toUnits(estimateYuan);
 		let reservation: Reservation;
@@ -102,13 +103,14 @@ export class SpendMeter {
 			return undefined;
 		}
 		if (reservation.limit !== 'cap' && !whole) return undefined;
+		noteRefused(this.ctx, reservation.limit, calls);
 		return new NodeOperationError(this.ctx.getNode(), estimateRefusal(estimateYuan, what, reservation), {
 			description: `No paid call was made by this node. ${refusalFix(reservation.limit)}`,
 		});
 	}
 
-	async checkEstimate(estimateYuan: number, what: string): Promise<void> {
-		const error = await this.reserveEstimate(estimateYuan, what);
+	async checkEstimate(estimateYuan: number, what: string, calls = 1): Promise<void> {
+		const error = await this.reserveEstimate(estimateYuan, what, { calls });
 		if (error) throw error;
 	}
 
@@ -132,7 +134,10 @@ export class SpendMeter {
 		} catch (error) {
 			return { refusal: storeFailure(error), hint: 'Fix the store named, or set the cap and budgets of the credential to 0.' };
 		}
-		if (!reservation.ok) return { refusal: attemptRefusal(yuan, reservation), hint: refusalFix(reservation.limit) };
+		if (!reservation.ok) {
+			noteRefused(this.ctx, reservation.limit);
+			return { refusal: attemptRefusal(yuan, reservation), hint: refusalFix(reservation.limit) };
+		}
 		return { yuan, giveBack: async () => await this.giveBack(units, reservation.period) };
 	}
 

@@ -10,6 +10,7 @@ import { countCall, noteBudget, noteLookupRun } from '../money/bill';
 import { describeCalls, priceOf } from '../money/spend';
 import { keepForLater, takeKeptAnswers } from '../lookups/reuse';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls } from '../lookups/telephoneQuota';
+import { noteRefused } from '../usage/notes';
 import { SharedAnswer } from '../state/executionMemory';
 import { spendMeter } from '../transport/clientForNode';
 import type { QueryValue } from '../transport/gatewayClient';
@@ -125,6 +126,7 @@ export function refuseBeyondQuota<P extends Params, A>(lookup: Lookup<P, A>, bat
 		}
 	}
 	batch.refuse(refused);
+	noteRefused(lookup.ctx, 'quota', reservation.beyond.size);
 }
 
 /** Count the calls made against the day (giving back reserved ones not made); the bill shows the day's count. */
@@ -159,7 +161,7 @@ export async function checkSpendingCap<P extends Params, A>(lookup: Lookup<P, A>
 	const { operation } = lookup.definition;
 	if (newCalls > 0) {
 		// Reserves the estimate in the store (the cap, the budgets); each call then takes from it.
-		const refusal = await spendMeter(lookup.ctx, lookup.client).reserveEstimate(newCalls * priceOf(operation), describeCalls(newCalls, operation));
+		const refusal = await spendMeter(lookup.ctx, lookup.client).reserveEstimate(newCalls * priceOf(operation), describeCalls(newCalls, operation), { calls: newCalls });
 		if (refusal) batch.refuseAll(refusal);
 	}
 	return firstAskers;

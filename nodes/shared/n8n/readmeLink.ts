@@ -15,6 +15,7 @@ export const DOC_PAGES: Readonly<Record<string, string>> = {
 	'as-a-tool-of-n8ns-ai-agent': 'docs/nodes.md',
 	'at-most-once-and-how-long-each-memory-lives': 'docs/at-most-once.md',
 	'delivery-reports-tied-to-their-send': 'docs/delivery-reports.md',
+	'usage-counts': 'docs/usage.md',
 };
 
 /**

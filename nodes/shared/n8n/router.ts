@@ -2,6 +2,7 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INod
 
 import { namingItemOnce } from '../errors/failures';
 import { addBillHint, isErrorItem, type BillKind } from '../money/bill';
+import { countRunUsage } from '../usage/runUsage';
 
 export interface OperationModule {
 	execute(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
@@ -25,8 +26,11 @@ export async function routeOperation(
 	try {
 		items = await module.execute.call(ctx);
 	} catch (error) {
+		// Calls made and refusals met before the failure still count for Usage → Get.
+		await countRunUsage(ctx, module.bill ?? 'free', []);
 		throw namingItemOnce(error, ctx.getInputData().length);
 	}
+	await countRunUsage(ctx, module.bill ?? 'free', items);
 	addBillHint(ctx, module.bill ?? 'free', items);
 	return [withIdentifyingInput(ctx, items)];
 }

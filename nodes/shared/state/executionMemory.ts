@@ -6,7 +6,8 @@ import { startSweep } from './sweep';
 
 /**
  * Every piece of state the nodes keep, how long it lives and where. Nothing else in the package
- * keeps state between calls.
+ * keeps state between calls. The durations of what outlives an execution are stated once, in
+ * docs/retention.md, whose test compares them with the constants.
  *
  * | lifetime           | what                                                     | where                                      |
  * |--------------------|----------------------------------------------------------|--------------------------------------------|
@@ -16,10 +17,12 @@ import { startSweep } from './sweep';
  * |                    | so a re-run finds them; a loop raises it: a new send)    | node + run index + item                    |
  * | one execution      | answers to identical paid questions (shared by runs and  | ExecutionMemory, by execution id; a sweep  |
  * |                    | nodes)                                                   | forgets idle ones (MEMORY_BOUNDS)          |
- * | one execution      | money spent per account (the spending cap), kept 35 days | the durable store, same pick as below      |
+ * | one execution      | money spent per account (the spending cap), kept for     | the durable store, same pick as below      |
  * |                    | for long Waits (money/ledger.ts)                         | (survives the sweep and other workers)     |
- * | across executions  | money spent per account and China day and month (the     | the durable store, same pick; 3 and 62     |
- * |                    | budgets: money/ledger.ts)                                | days                                       |
+ * | across executions  | money spent per account and China day and month (the     | the durable store, same pick               |
+ * |                    | budgets: money/ledger.ts)                                |                                            |
+ * | across executions  | usage counts per account and China day and month, for    | the durable store, same pick; deliveries   |
+ * |                    | Usage → Get (usage/counts.ts)                            | in the store the SMS Trigger opens         |
  * | across executions  | SMS send records: each item's send (reserved, outcome    | the durable store (store/durableStore.ts), |
  * |                    | unknown, sent; released = gone) by node, execution, run  | picked by store/openStore.ts: the          |
  * |                    | index and item; each message for the repeat window; per- | credential's Redis, n8n's queue Redis, an  |
@@ -27,13 +30,13 @@ import { startSweep } from './sweep';
  * |                    | template creates (store/sendRecords/)                    | this process's memory (said in the output) |
  * | across executions  | paid answers for Reuse Answers For (hours), by           | the durable store, same pick               |
  * |                    | credential, operation and request (lookups/reuse.ts)     |                                            |
- * | across executions  | what each node output before, for Only New and Only When | the durable store, same pick; kept         |
- * |                    | Changed, per node and key (lookups/onlyNew.ts)           | SEEN_DAYS after it was last seen           |
- * | across executions  | telephone identifications per credential and China day   | the durable store, same pick; two days     |
+ * | across executions  | what each node output before, for Only New and Only When | the durable store, same pick               |
+ * |                    | Changed, per node and key (lookups/onlyNew.ts)           |                                            |
+ * | across executions  | telephone identifications per credential and China day   | the durable store, same pick               |
  * |                    | (lookups/telephoneQuota.ts)                              |                                            |
  * | across executions  | each SMS with a task ID: its Reference, workflow and     | the store the SMS Trigger opens (n8n's     |
- * |                    | execution, and whether its final report arrived, for 72 h| queue Redis, else SQLite, else memory;     |
- * |                    | or the repeat window (store/sendsByTask.ts)              | never the credential's Redis)              |
+ * |                    | execution, and whether its final report arrived          | queue Redis, else SQLite, else memory;     |
+ * |                    | (store/sendsByTask.ts)                                   | never the credential's Redis)              |
  * | across executions  | callbacks that already started the trigger's workflow    | workflow static data, and per-process      |
  * |                    | (DataGatewaySmsTrigger/recentEvents.ts)                  | memory before it is saved                  |
  * | one n8n process    | HTTP connection pool, limiter per credential, Redis      | module memory (transport/pool.ts,          |

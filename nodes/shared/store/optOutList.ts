@@ -13,6 +13,18 @@ const NUMBERS_PER_UPDATE = 100;
 /** Numbers as Send normalises them (checks/phone.ts checkMobileNumber), so "+86 138…" and "138…" are one entry. */
 export const optOutKey = (account: string, phone: string) => `opt-out|${account}|${phone}`;
 
+/**
+ * How many numbers the list holds, kept beside it for Usage → Get (a store cannot count hashed
+ * keys). Numbers listed before the count existed (versions before Usage → Get) are not in it.
+ */
+export const optOutSizeKey = (account: string) => `opt-out-size|${account}`;
+const sizeOf = (value: string | undefined) => Math.max(0, Math.floor(Number(value) || 0));
+
+/** The list's size as counted (see optOutSizeKey). */
+export async function readOptOutSize(store: DurableStore, account: string): Promise<number> {
+	return sizeOf((await store.read([optOutSizeKey(account)]))[0]);
+}
+
 const unique = (phones: readonly string[]) => [...new Set(phones)];
 
 function chunks<T>(values: T[]): T[][] {
@@ -42,12 +54,16 @@ export async function changeOptOuts(store: DurableStore, account: string, phones
 	const before = new Map<string, number>();
 	for (const part of chunks(unique(phones))) {
 		const keys = part.map((phone) => optOutKey(account, phone));
-		const listed = await store.update(keys, (values, now) => {
+		const sizeKey = optOutSizeKey(account);
+		const listed = await store.update([...keys, sizeKey], (values, now) => {
 			const writes = keys.flatMap((key, index): StoreWrite[] => {
 				if (change === 'add') return values[index] === undefined ? [{ key, value: String(now) }] : [];
 				return values[index] === undefined ? [] : [{ key, value: null }];
 			});
-			return { writes, result: values };
+			// The list's size changes in the same update as its entries, so it stays exact.
+			const size = Math.max(0, sizeOf(values[keys.length]) + (change === 'add' ? writes.length : -writes.length));
+			if (writes.length > 0) writes.push({ key: sizeKey, value: String(size) });
+			return { writes, result: values.slice(0, keys.length) };
 		});
 		part.forEach((phone, index) => {
 			const value = listed[index];

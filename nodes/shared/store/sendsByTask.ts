@@ -3,6 +3,7 @@ import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { SMS_TASK_STATUS } from '../gateway/catalog';
 import type { DurableStore, StoreWrite } from './durableStore';
 import { openDurableStore } from './openStore';
+import { countDeliveries } from '../usage/deliveries';
 import { entryOf, ownerOfReport, readTaskSends, writeTaskSends, type ReportedBy, type SendRecord, type SendToRecord, type TaskSends } from './taskSends';
 
 export type { ReportedBy, SendRecord, SendToRecord } from './taskSends';
@@ -180,6 +181,8 @@ export interface MarkedReport {
 	first: boolean;
 	/** Several accounts sent this task ID and the report named none: nothing was marked or looked up. */
 	ambiguous?: boolean;
+	/** The account whose send this mark is, when known (its usage counts the delivery: usage/deliveries.ts). */
+	account?: string;
 }
 
 type ReportMark = Pick<SendRecord, 'reportedAt' | 'reportedBy' | 'reportedStatus'>;
@@ -191,7 +194,7 @@ function markedSends(sends: TaskSends, account: string | undefined, mark: Report
 	const before = account === undefined ? owner?.record : entryOf(sends, account);
 	if (before?.reportedAt !== undefined) return { marked: { before, first: false } };
 	const record: SendRecord = { ...before, taskId: sends.taskId, keepUntil: before?.keepUntil ?? now + KEEP_SENDS_MS, ...mark };
-	const marked = { before, first: true };
+	const marked = { before, first: true, account: account ?? (owner?.kind === 'account' ? owner.account : undefined) };
 	if (account !== undefined) return { sends: withEntry(sends, account, record), marked };
 	if (owner?.kind === 'account') return { sends: withEntry(sends, owner.account, record), marked };
 	// The send of a time before entries, or no send yet: the next account to record the task takes the mark over.
@@ -215,7 +218,7 @@ export async function markReported(
 	const taskIds = [...new Set(reports.map((report) => report.taskId))];
 	if (taskIds.length === 0) return new Map();
 	const statusOf = new Map(reports.map((report) => [report.taskId, report.status]));
-	return await store.update(taskIds.map(taskKey), (values, now) => {
+	const marked = await store.update(taskIds.map(taskKey), (values, now) => {
 		const writes: StoreWrite[] = [];
 		const result = new Map<string, MarkedReport>();
 		taskIds.forEach((taskId, index) => {
@@ -226,6 +229,8 @@ export async function markReported(
 		});
 		return { writes, result };
 	});
+	await countDeliveries(store, marked, statusOf);
+	return marked;
 }
 
 /**

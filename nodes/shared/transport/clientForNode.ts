@@ -12,6 +12,8 @@ import { accountKeyOf, CREDENTIAL_TYPE } from '../gateway/account';
 import { redisFor } from '../store/redis/connection';
 import { SpendMeter } from '../money/spend';
 import { openDurableStore } from '../store/openStore';
+import { usageAccount } from '../usage/account';
+import { setRunAccount } from '../usage/runUsage';
 import { GatewayClient } from './gatewayClient';
 import { settingsFromCredentials, type GatewaySettings } from './settings';
 
@@ -34,6 +36,7 @@ export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClie
 	const meter = meterFor(ctx, accountKeyOf(settings.baseUrl, settings.appCode), settings);
 	const client = new GatewayClient(settings, { spend: meter });
 	meters.set(client, meter);
+	setRunAccount(ctx, usageAccount(client));
 	return client;
 }
 

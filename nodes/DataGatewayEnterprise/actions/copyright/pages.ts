@@ -106,7 +106,7 @@ export class PageReader implements ItemCalls<Listing, Listed> {
 		for (const { listing, pages } of needed.values()) {
 			for (let pageIndex = 1; pageIndex <= pages; pageIndex++) if (!this.answers.has(this.pageKey(listing, pageIndex))) calls++;
 		}
-		await this.meter.checkEstimate(calls * this.price, describeCalls(calls, 'enterpriseCopyright'));
+		await this.meter.checkEstimate(calls * this.price, describeCalls(calls, 'enterpriseCopyright'), calls);
 	}
 
 	/**

@@ -12,7 +12,8 @@ import { REDIS_URL_FIELD } from './settings';
  * the catalogue of signatures and templates and its list of accounts (store/reviewedCatalogue.ts:
  * a convenience for the pickers; a vanished one costs names in a list, filled again by Import).
  * Every other key (the SMS send records and per-number counts among them, and the money counted
- * against the cap and budgets: `spend|`, money/ledger.ts) is refused on a Redis that may evict it:
+ * against the cap and budgets: `spend|`, money/ledger.ts; the usage counts, which follow the budgets'
+ * rules: `usage|`, usage/counts.ts; the opt-out list's size) is refused on a Redis that may evict it:
  * a key of a kind not listed here is kept only where it cannot vanish.
  */
 const MAY_VANISH = /^(?:lookup-answer|seen|seen-generation|telephone-calls|catalogue|catalogue-accounts)\||^delivery:/;

@@ -120,7 +120,7 @@ export function readCount(key: string, value: string | undefined): number {
 }
 
 /** A count outlives its window by this much, so that a late release still finds it. */
-const COUNT_GRACE_MS = 60_000;
+export const COUNT_GRACE_MS = 60_000;
 
 /** When the window of a count key ends (its last two parts name the window and its number). */
 export function countEndsAt(key: string): number {

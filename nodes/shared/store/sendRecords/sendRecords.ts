@@ -53,7 +53,7 @@ const CHUNKS_AT_ONCE = 8;
 /** Tries of one store update; each decision is safe to run again (see decisions.ts). */
 const TRIES = 3;
 /** A send record outlives the repeat window, and a day for a retry of the same execution. */
-const SEND_RECORD_MS = 24 * 3_600_000;
+export const SEND_RECORD_MS = 24 * 3_600_000;
 
 /** What stays in the store after a failure, named in the node's error. */
 const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept']) => new RecordsFailure(store, reason, kept);

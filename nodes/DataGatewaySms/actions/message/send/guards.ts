@@ -5,6 +5,7 @@ import { checkSendWindow, outsideWindow, readSendWindow } from '../../../../shar
 import { inputError } from '../../../../shared/errors/failures';
 import type { DurableStore } from '../../../../shared/store/durableStore';
 import { readOptOuts } from '../../../../shared/store/optOutList';
+import { noteSkipped } from '../../../../shared/usage/notes';
 import type { SendPlan, SendRun } from './sendRun';
 
 /**
@@ -52,6 +53,7 @@ export async function refuseOptedOutThenReserve(
 ): Promise<Map<number, unknown>> {
 	const fresh = new Map([...plans].filter(([, plan]) => !plan.earlier).map(([itemIndex, plan]) => [itemIndex, plan.phone]));
 	const refused = await optOutRefusals(run.ctx.getNode(), run.records.store, run.client.accountKey, fresh);
+	noteSkipped(run.ctx, 'optedOut', refused.size);
 	const rest = new Map([...plans].filter(([itemIndex]) => !refused.has(itemIndex)));
 	for (const [itemIndex, error] of await reserve(rest)) refused.set(itemIndex, error);
 	return refused;
@@ -79,6 +81,7 @@ export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendO
 	const outside = outsideWindow(reading.window, check);
 	const error = new NodeOperationError(run.ctx.getNode(), `Item ${itemIndex + 1}: ${outside.message}`, { description: outside.description, itemIndex });
 	error.context.details = outside.json;
+	noteSkipped(run.ctx, 'outsideWindow');
 	throw error;
 }
 

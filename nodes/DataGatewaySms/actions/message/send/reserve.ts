@@ -51,7 +51,7 @@ async function checkCap(run: SendRun, toSend: SendPlan[]): Promise<void> {
 	const overCap = await meter.reserveEstimate(
 		roundYuan(toSend.reduce((sum, plan) => sum + smsCostYuan(plan.size), 0)),
 		`${toSend.length} SMS, ${plural(segments, 'message segment')} at ${priceOf('smsSend')} yuan; ${counted}`,
-		{ whole: true },
+		{ whole: true, calls: toSend.length },
 	);
 	if (overCap) {
 		await records.release(records.holding()).catch((failure: unknown) => withKeptRecords(overCap, failure, records.repeatWindowMinutes));

@@ -1,0 +1,5 @@
+import * as get from './get.operation';
+
+export { get };
+
+export const description = get.description;
