@@ -158,7 +158,7 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 	if (needs === undefined && !wanted) return await fromCatalogue(run, given, signId, templateId);
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);
-		return { signature: given.signature ?? signature.name ?? undefined, template: given.template ?? template.content ?? undefined, from: 'gateway' };
+		return { signature: given.signature ?? (signature.name || undefined), template: given.template ?? (template.content || undefined), from: 'gateway' };
 	} catch (error) {
 		if (wanted) return await fromCatalogue(run, given, signId, templateId);
 		throw new NodeOperationError(
