@@ -11,7 +11,7 @@ import { callOptions, gatewayClient } from '../../../shared/transport/clientForN
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { addContentHint } from '../contentHint';
 import { sendFields } from './send/fields';
-import { contentRefusalText, optedOutError, optedOutItems, reviewSentMessage } from './send/guards';
+import { contentRefusalText, optedOutError, optedOutItems, reviewSentMessage, unreadableOptOut } from './send/guards';
 import { notLeavingFields, skipsNotLeaving } from './send/leaving';
 import { notApprovedProblem, readRequest } from './send/plan';
 import { noteSightings } from '../catalogue/access';
@@ -76,9 +76,15 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		plan: (itemIndex) => readRequest(this, itemIndex),
 		beforeCalls: async (plans) => {
 			const phones = new Map([...plans].map(([itemIndex, { request }]) => [itemIndex, request.phone]));
-			const { optedOut } = await optedOutItems(node, store, client.accountKey, phones);
-			if (skipsNotLeaving(node)) optedOut.forEach((itemIndex) => skipped.add(itemIndex));
-			return new Map([...optedOut].filter((itemIndex) => !skipped.has(itemIndex)).map((itemIndex) => [itemIndex, optedOutError(node, itemIndex, phones.get(itemIndex) as string, true)]));
+			const { stopped } = await optedOutItems(node, store, client.accountKey, phones);
+			const refused = new Map<number, unknown>();
+			for (const [itemIndex, why] of stopped) {
+				const phone = phones.get(itemIndex) as string;
+				if (why.reason !== 'opted-out') refused.set(itemIndex, unreadableOptOut(node, itemIndex, phone, store.label));
+				else if (skipsNotLeaving(node)) skipped.add(itemIndex);
+				else refused.set(itemIndex, optedOutError(node, itemIndex, phone, true));
+			}
+			return refused;
 		},
 		execute: async ({ request, variables }, itemIndex) => {
 			const base = { phone: request.phone, signId: request.signId, templateId: request.templateId };

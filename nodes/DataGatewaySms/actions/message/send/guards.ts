@@ -4,7 +4,7 @@ import { reviewMessageText, reviewSignatureName, type ContentFinding } from '../
 import { checkSendWindow, outsideWindow, readSendWindow, type SendWindow } from '../../../../shared/checks/sendWindow';
 import { inputError } from '../../../../shared/errors/failures';
 import type { DurableStore } from '../../../../shared/store/durableStore';
-import { optOutKey, readOptOuts } from '../../../../shared/store/optOutList';
+import { optOutKey } from '../../../../shared/store/optOutList';
 import { notLeaving, skipsNotLeaving, type NotLeaving } from './leaving';
 import type { SendPlan, SendRun } from './sendRun';
 
@@ -33,16 +33,26 @@ export function optOutListUnavailable(node: INode, store: DurableStore, error: u
 	return nodeError;
 }
 
+/** An entry on the list that no Opt-Out > Add wrote: the number is not texted, and the error says what to check. */
+export function unreadableOptOut(node: INode, itemIndex: number, phone: string, store: string): NodeOperationError {
+	return inputError(node, itemIndex, 'Phone Number', `${phone} was not sent: its entry on this account's opt-out list in ${store} could not be read`, 'Run Opt-Out > Remove for the number, then Opt-Out > Add if the person opted out; check what else writes to that store.');
+}
+
 /**
- * Items whose number is on the account's opt-out list, and the list's entries read for the others
- * (absent: not listed): one store read for the run, however often a number repeats.
+ * The opt-out list's entries of the items' numbers, decided by leaving.ts's notLeaving: one store
+ * read for the run, however often a number repeats. `unlisted`: the numbers without an entry.
  */
-export async function optedOutItems(node: INode, store: DurableStore, account: string, phones: Map<number, string>): Promise<{ optedOut: Set<number>; unlisted: string[] }> {
-	const optedOut = new Set<number>();
-	if (phones.size === 0) return { optedOut, unlisted: [] };
-	const listed = await readOptOuts(store, account, [...phones.values()]).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
-	for (const [itemIndex, phone] of phones) if (notLeaving(listed.has(phone) ? String(listed.get(phone)) : undefined, 0, undefined)) optedOut.add(itemIndex);
-	return { optedOut, unlisted: [...new Set(phones.values())].filter((phone) => !listed.has(phone)) };
+export async function optedOutItems(node: INode, store: DurableStore, account: string, phones: Map<number, string>): Promise<{ stopped: Map<number, NotLeaving>; unlisted: string[] }> {
+	const stopped = new Map<number, NotLeaving>();
+	const numbers = [...new Set(phones.values())];
+	if (numbers.length === 0) return { stopped, unlisted: [] };
+	const entries = await store.read(numbers.map((phone) => optOutKey(account, phone))).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
+	const entryOf = new Map(numbers.map((phone, index) => [phone, entries[index]]));
+	for (const [itemIndex, phone] of phones) {
+		const why = notLeaving(entryOf.get(phone), 0, undefined);
+		if (why) stopped.set(itemIndex, why);
+	}
+	return { stopped, unlisted: numbers.filter((phone) => entryOf.get(phone) === undefined) };
 }
 
 /**
@@ -57,22 +67,23 @@ export async function refuseOptedOutThenReserve(
 	reserve: (plans: Map<number, SendPlan>) => Promise<Map<number, unknown>>,
 ): Promise<Map<number, unknown>> {
 	const fresh = new Map([...plans].filter(([, plan]) => !plan.earlier).map(([itemIndex, plan]) => [itemIndex, plan.phone]));
-	const { optedOut, unlisted } = await optedOutItems(run.node, run.records.store, run.client.accountKey, fresh);
+	const { stopped, unlisted } = await optedOutItems(run.node, run.records.store, run.client.accountKey, fresh);
 	// Each claim reads its number's entry again: on Redis it guesses what this read found.
 	run.records.readBefore(unlisted.map((phone) => optOutKey(run.client.accountKey, phone)), unlisted.map(() => undefined));
 	const refused = new Map<number, unknown>();
-	for (const itemIndex of optedOut) {
-		if (skipsNotLeaving(run.node)) run.notLeaving.set(itemIndex, { reason: 'opted-out' });
-		else refused.set(itemIndex, optedOutError(run.node, itemIndex, fresh.get(itemIndex) as string));
+	for (const [itemIndex, why] of stopped) {
+		if (why.reason === 'opted-out' && skipsNotLeaving(run.node)) run.notLeaving.set(itemIndex, why);
+		else refused.set(itemIndex, notLeavingError(run.node, itemIndex, fresh.get(itemIndex) as string, why, run.records.store.label));
 	}
-	const rest = new Map([...plans].filter(([itemIndex]) => !optedOut.has(itemIndex)));
+	const rest = new Map([...plans].filter(([itemIndex]) => !stopped.has(itemIndex)));
 	for (const [itemIndex, error] of await reserve(rest)) refused.set(itemIndex, error);
 	return refused;
 }
 
-/** What an item that must not leave is before SMS 1.5: its error, as when it was refused before the batch. */
-export function notLeavingError(node: INode, itemIndex: number, phone: string, why: NotLeaving): NodeOperationError {
+/** What an item that must not leave is before SMS 1.5 (and an unreadable entry in every version): its error. */
+export function notLeavingError(node: INode, itemIndex: number, phone: string, why: NotLeaving, store: string): NodeOperationError {
 	if (why.reason === 'opted-out') return optedOutError(node, itemIndex, phone);
+	if (why.reason === 'opt-out-unreadable') return unreadableOptOut(node, itemIndex, phone, store);
 	return outsideWindowError(node, itemIndex, why.window, why.check);
 }
 

@@ -14,7 +14,11 @@ import type { ClaimGate } from '../../../../shared/store/sendRecords/sendRecords
  * message's price in the store before the first call (reserve.ts), so no other run can spend it.
  */
 
-export type NotLeaving = { reason: 'opted-out' } | { reason: 'outside-window'; window: SendWindow; check: Extract<WindowCheck, { inside: false }> };
+/** `opt-out-unreadable`: the number's entry holds something no Opt-Out > Add wrote; it is not texted, and says so as an error in every version. */
+export type NotLeaving =
+	| { reason: 'opted-out' }
+	| { reason: 'opt-out-unreadable' }
+	| { reason: 'outside-window'; window: SendWindow; check: Extract<WindowCheck, { inside: false }> };
 
 /**
  * From SMS 1.5 a message that must not leave is an output item that says so (`sent: false` and
@@ -23,9 +27,9 @@ export type NotLeaving = { reason: 'opted-out' } | { reason: 'outside-window'; w
 export const SKIP_NOT_LEAVING_VERSION = 1.5;
 export const skipsNotLeaving = (node: Pick<INode, 'typeVersion'>) => node.typeVersion >= SKIP_NOT_LEAVING_VERSION;
 
-/** Whether a message may leave: its number's opt-out entry as the store holds it (any value lists it), and the store's time. */
+/** Whether a message may leave: its number's opt-out entry as the store holds it (any value keeps it from leaving), and the store's time. */
 export function notLeaving(optOutEntry: string | undefined, now: number, window: SendWindow | undefined): NotLeaving | undefined {
-	if (optOutEntry !== undefined) return { reason: 'opted-out' };
+	if (optOutEntry !== undefined) return Number.isFinite(Number(optOutEntry)) && optOutEntry.trim() !== '' ? { reason: 'opted-out' } : { reason: 'opt-out-unreadable' };
 	if (!window) return undefined;
 	const check = checkSendWindow(now, window);
 	return check.inside ? undefined : { reason: 'outside-window', window, check };
@@ -37,8 +41,8 @@ export function leavingGate(account: string, phone: string, window: SendWindow |
 	return { keys: [key], stop: (value, now) => notLeaving(value(key), now, window) };
 }
 
-/** Why the item was not sent, in words. */
-export function notLeavingText(why: NotLeaving, preview = false): string {
+/** Why the item was not sent, in words (an unreadable entry is an error: guards.ts). */
+export function notLeavingText(why: Exclude<NotLeaving, { reason: 'opt-out-unreadable' }>, preview = false): string {
 	if (why.reason === 'opted-out') {
 		return preview
 			? "the number is on this account's opt-out list: Send would skip it"
@@ -48,7 +52,7 @@ export function notLeavingText(why: NotLeaving, preview = false): string {
 }
 
 /** The fields an item that was not sent carries (SMS 1.5): `sent: false`, why, and what a workflow routes by. */
-export function notLeavingFields(why: NotLeaving, preview = false): IDataObject {
+export function notLeavingFields(why: Exclude<NotLeaving, { reason: 'opt-out-unreadable' }>, preview = false): IDataObject {
 	if (why.reason === 'opted-out') return { sent: false, notSentBecause: notLeavingText(why, preview), optedOut: true };
 	const { sent, ...window } = outsideWindow(why.window, why.check).json;
 	return { sent, notSentBecause: notLeavingText(why), ...window };

@@ -27,7 +27,7 @@ export function outcomeFields(from: IExecuteFunctions | Pick<INode, 'typeVersion
 		sent: !skippedAsRepeat,
 		sentEarlierInThisRun: deduplicated,
 		...(skippedAsRepeat ? { notSentBecause: repeatReason(repeatWindowMinutes) } : {}),
-		...(notLeaving ? notLeavingFields(notLeaving) : {}),
+		...(notLeaving && notLeaving.reason !== 'opt-out-unreadable' ? notLeavingFields(notLeaving) : {}),
 		...rest,
 	} as IDataObject;
 }

@@ -153,8 +153,8 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap and budgets do.
 	const needs = run.meter.limited ? 'the spending cap and budgets need the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
 	if (given.signature !== undefined && given.template !== undefined) return given;
-	// From SMS 1.5 the forbidden-content check wants the texts too; unread, it checks what is known (planSend).
-	const wanted = needs === undefined && skipsNotLeaving(run.node);
+	// From SMS 1.5 the forbidden-content check wants the template's text (an approved signature holds no link); unread, it checks what is known (planSend).
+	const wanted = needs === undefined && skipsNotLeaving(run.node) && given.template === undefined;
 	if (needs === undefined && !wanted) return await fromCatalogue(run, given, signId, templateId);
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);

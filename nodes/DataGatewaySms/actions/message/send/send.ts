@@ -48,7 +48,7 @@ const skippedAsRepeat = (plan: SendPlan, base: SendBase): SendOutcome => ({ task
 
 /** A message that must not leave (leaving.ts): from SMS 1.5 an item saying why; before, the item's error. Its reservation is released at the end (finish.ts). */
 function notSentNow(run: SendRun, plan: SendPlan, base: SendBase, why: NotLeaving): SendOutcome {
-	if (!skipsNotLeaving(run.node)) throw notLeavingError(run.node, plan.itemIndex, plan.phone, why);
+	if (!skipsNotLeaving(run.node) || why.reason === 'opt-out-unreadable') throw notLeavingError(run.node, plan.itemIndex, plan.phone, why, run.records.store.label);
 	return { taskId: null, ...base, deduplicated: false, skippedAsRepeat: false, costYuan: 0, ...plan.size, notLeaving: why };
 }
 
