@@ -58,7 +58,7 @@ export async function checkLeaving(options: MoneySafetyOptions): Promise<void> {
 			sendOptions,
 		},
 	});
-	const sentTo = () => emulator.ledger().calls.filter((call) => call.path === '/sms/send').map((call) => call.phone);
+	const sentTo = () => emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call').map((call) => call.phone);
 	const numbers = (...lasts: number[]) => lasts.map((last) => ({ phone: `1395541${String(last).padStart(4, '0')}` }));
 
 	// A campaign of three, the second number opted out earlier: two sent, the node green under the default On Error.

@@ -42,7 +42,7 @@ function runSms(parameters: INodeParameters, items: IDataObject[], options: { se
 }
 const optOut = (phone: string) => runSms({ resource: 'optOut', operation: 'add', phone: '={{ $json.phone }}' }, [{ phone }]);
 const send = (extra: INodeParameters = {}) => sendParameters(emulator, extra);
-const sentTo = () => emulator.ledger().calls.filter((call) => call.path === '/sms/send').map((call) => (call as { phone?: string }).phone);
+const sentTo = () => emulator.ledger().calls.filter((call) => call.path === '/sms/send' && call.kind === 'call').map((call) => (call as { phone?: string }).phone);
 const sendRequests = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
 const hints = (result: WorkflowRunResult) => (result.run.data.resultData.runData.SMS?.[0]?.hints ?? []).map((hint) => hint.message);
 const phones = (...lasts: number[]) => lasts.map((last) => ({ phone: `1390041${String(last).padStart(4, '0')}` }));

@@ -5,7 +5,9 @@ import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, t
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
 import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from './recordValues';
-import { countWindows, type SendDecision, type SmsLimits } from './rules';
+import { countWindows, type ClaimAnswer, type ClaimGate, type SendDecision, type SmsLimits } from './rules';
+
+export type { ClaimAnswer, ClaimGate } from './rules';
 
 /** One send (or change) the records decide on. */
 export interface RecordedSend {
@@ -14,22 +16,6 @@ export interface RecordedSend {
 	phone?: string;
 	/** The message's fingerprint (account, number, signature, template and variables), or the change's. */
 	message: string;
-}
-
-/**
- * A claim's answer: send now, another execution started the message (it sends it), a per-number
- * limit is full, or the claim's gate stopped it (then nothing was written for it).
- */
-export type ClaimAnswer<Stop = never> = 'go' | 'taken' | { limit: string } | { stopped: Stop };
-
-/**
- * What else decides, in a claim's own update, whether the message may leave now (the send step's
- * guards, message/send/leaving.ts): keys read with the claim, and from their values and the
- * store's time why not (undefined: it may leave). Pure, as every decision of an update.
- */
-export interface ClaimGate<Stop> {
-	keys: string[];
-	stop(value: (key: string) => string | undefined, now: number): Stop | undefined;
 }
 
 /** Which node run the records belong to: sends are keyed by node, execution, run index and item. */
