@@ -18,6 +18,7 @@ import { checkAcrossExecutions } from './acrossExecutions';
 import { checkAiAgent } from './aiAgent';
 import { checkErrorOutput } from './errorOutput';
 import { checkMoneySafety, type MoneySafetyOptions } from './moneySafety';
+import { checkLeaving } from './leaving';
 import { checkOptOut } from './optOut';
 import { parsePrintedRun } from './printedRun';
 import { checkSameHostRace } from './sameHostRace';
@@ -34,6 +35,8 @@ const CHECKS: Record<string, (options: MoneySafetyOptions, line: N8nLine) => Pro
 	acrossExecutions: checkAcrossExecutions,
 	// The opt-out list: added in one process, honoured by another workflow's Send in another.
 	optOut: checkOptOut,
+	// SMS 1.5: an opted-out number skipped, the others sent; opted out mid-batch, or past the Send Window's end mid-batch: not sent.
+	leaving: checkLeaving,
 	// Two n8n processes, one user folder, no Redis: the SQLite store lets each message out once.
 	sameHostRace: checkSameHostRace,
 	// Two n8n processes at once on one credential with a daily budget: the bill stays within it.

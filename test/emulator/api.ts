@@ -38,12 +38,24 @@ export interface Emulator {
 	config(): EmulatorConfig;
 	/** Ends pending reviews or deliveries now (all, or those of one ID), as if the delay had passed: tests wait on no timer. */
 	finishPending(kind: PendingKind, id?: string): void;
+	/**
+	 * Holds the answers to `path` (each done and billed first) until `release`: a test acts at a
+	 * known moment in a batch (after `arrived(n)` requests came) without waiting on a timer.
+	 */
+	holdAnswers(path: string): HeldAnswers;
 	/** Callbacks POSTed so far (action and the receiver's HTTP status). */
 	callbacks(): Array<{ action: string; status: number | string }>;
 	/** Bodies POSTed to /__emulator/notifications (the examples' notification target in the sandbox). */
 	notifications(): ReceivedNotification[];
 	reset(): void;
 	close(): Promise<void>;
+}
+
+export interface HeldAnswers {
+	/** Resolves once `count` requests to the path have come (and are held). */
+	arrived(count: number): Promise<void>;
+	/** Answers the held requests and holds no more. */
+	release(): void;
 }
 
 export interface ReceivedNotification {

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import { CALLBACK_EVENT_HEADER, CALLBACK_EVENT_HEADER_VALUE, DEFAULT_SMS_LIMITS, OPERATIONS } from '../../nodes/shared/gateway/catalog';
 import { ADMIN_PREFIX, admin } from './admin';
-import type { Emulator, EmulatorConfig, EmulatorOptions, ReceivedNotification } from './api';
+import type { Emulator, EmulatorConfig, EmulatorOptions, HeldAnswers, ReceivedNotification } from './api';
 import { CODES } from './codes';
 import { AFTER_PROCESSING, FaultState, writeFault } from './faults';
 import { appCodeOf, json } from './http';
@@ -93,6 +93,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	);
 	const demoObjects = sms.seed();
 	const routes = gatewayRoutes(config, sms);
+	let held: { path: string; count: number; arrivals: Array<{ count: number; resolve: () => void }>; gate: Promise<void>; open: () => void } | undefined;
+	const holdAnswers = (path: string): HeldAnswers => {
+		let open = () => undefined as void;
+		const gate = new Promise<void>((resolve) => (open = resolve));
+		const hold = { path, count: 0, arrivals: [] as Array<{ count: number; resolve: () => void }>, gate, open };
+		held = hold;
+		return {
+			arrived: (count) => (hold.count >= count ? Promise.resolve() : new Promise<void>((resolve) => hold.arrivals.push({ count, resolve }))),
+			release: () => {
+				if (held === hold) held = undefined;
+				hold.open();
+			},
+		};
+	};
 
 	async function handle(request: IncomingMessage, response: ServerResponse) {
 		const url = new URL(request.url ?? '/', 'http://emulator');
@@ -130,6 +144,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		const billed = result.answer.code === CODES.ok && result.costYuan > 0;
 		const text = url.pathname === '/sms/send' ? { phone: url.searchParams.get('phone') ?? '', params: url.searchParams.get('params') ?? '' } : {};
 		ledger.record({ path: url.pathname, account: label, code: result.answer.code, kind: 'call', billed, costYuan: billed ? result.costYuan : 0, ...text });
+		const hold = held?.path === url.pathname ? held : undefined;
+		if (hold) {
+			hold.count++;
+			for (const arrival of hold.arrivals.filter((waiting) => waiting.count <= hold.count)) arrival.resolve();
+			await hold.gate;
+		}
 		// Done and billed, and then the answer is lost on its way back.
 		if (step && step.kind !== 'misshapen') return writeFault(step, request, response);
 		json(response, 200, result.answer);
@@ -159,6 +179,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 		},
 		config: () => ({ ...config }),
 		finishPending,
+		holdAnswers,
 		callbacks: () => [...sentCallbacks],
 		notifications: () => [...notifications],
 		reset: () => {

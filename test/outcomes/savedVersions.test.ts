@@ -56,6 +56,11 @@ const ACTIONS: Record<string, { type: INodeType; saved: Record<string, Saved> }>
 				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'id', value: emulator.demo.templateId }),
 				item: { phone: '13900035105' },
 			},
+			// 1.5: an opted-out number is skipped with sent false, forbidden content refused by default (leaving.test.ts); this send goes out.
+			'1.5': {
+				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'id', value: emulator.demo.templateId }),
+				item: { phone: '13900035106' },
+			},
 		},
 	},
 };

@@ -14,9 +14,9 @@ useEmulator((started) => (emulator = started), untilFinished, untilFinished);
 
 const sms = new DataGatewaySms();
 
-function runSms(parameters: INodeParameters, items: IDataObject[], options: Partial<WorkflowRunOptions> & { settings?: WorkflowStep['settings']; credential?: IDataObject } = {}) {
+function runSms(parameters: INodeParameters, items: IDataObject[], options: Partial<WorkflowRunOptions> & { settings?: WorkflowStep['settings']; credential?: IDataObject; typeVersion?: number } = {}) {
 	return runWorkflow({
-		steps: [{ name: 'SMS', type: sms, parameters, settings: options.settings }],
+		steps: [{ name: 'SMS', type: sms, parameters, settings: options.settings, typeVersion: options.typeVersion }],
 		items,
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, ...options.credential } },
 	});
@@ -155,12 +155,20 @@ describe('spending cap with the message length not given', () => {
 		expect(requestsTo('/sms/query_template')).toBe(0);
 	});
 
-	it('without a cap nothing is read: one segment per SMS is only an estimate', async () => {
+	it('SMS 1.4, without a cap nothing is read: one segment per SMS is only an estimate', async () => {
 		const templateId = await longTemplate();
-		const result = await runSms(sendParameters({ templateId }), [{ phone: '13900013004' }]);
+		const result = await runSms(sendParameters({ templateId }), [{ phone: '13900013004' }], { typeVersion: 1.4 });
 		expect(result.error).toBeUndefined();
 		expect(result.json()[0].segments).toBeUndefined();
 		expect(requestsTo('/sms/query_template')).toBe(0);
+	});
+
+	it('SMS 1.5, without a cap the template is read once for the forbidden-content check (a free query): its segments are known', async () => {
+		const templateId = await longTemplate();
+		const result = await runSms(sendParameters({ templateId }), [{ phone: '13900013005' }, { phone: '13900013006' }]);
+		expect(result.error).toBeUndefined();
+		expect(result.json().map((item) => item.segments)).toEqual([3, 3]);
+		expect(requestsTo('/sms/query_template')).toBe(1);
 	});
 });
 

@@ -183,6 +183,8 @@ describe('prohibited content is a warning naming the category and the words', ()
 describe('disguised key words are warnings naming the writing and the word', () => {
 	it.each<[string, string, string, string]>([
 		['interference characters', '贷*款低至3厘', '贷*款', '贷款'],
+		// Issue 41: a run of three separators is the longest read through (four is not: below).
+		['three separators', '贷*-*款低至3厘', '贷*-*款', '贷款'],
 		['spaces inside a word', '赌 博 网 站', '赌 博', '赌博'],
 		['a zero-width character inside a word', `刷${zwsp}单日结`, `刷${zwsp}单`, '刷单'],
 		['a variant form', '加薇信领红包', '加薇信', '加微信'],
@@ -195,7 +197,7 @@ describe('disguised key words are warnings naming the writing and the word', () 
 		expect(warning?.problem).toContain(`"${written}" (read as ${word}:`);
 	});
 
-	it.each(['贷款*', '赌，博', '贷-款-额-度-高'.replace(/-/g, '----'), '张薇信息已更新', 'wx123', '刷，单'])('close text %s is not read as a key word', (text) => {
+	it.each(['贷款*', '贷*-*-款低至3厘', '赌，博', '贷-款-额-度-高'.replace(/-/g, '----'), '张薇信息已更新', 'wx123', '刷，单'])('close text %s is not read as a key word', (text) => {
 		expect(rulesOf(reviewMessageText(text).warnings)).not.toContain('variant-characters');
 	});
 });

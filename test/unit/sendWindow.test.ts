@@ -52,6 +52,14 @@ describe('checkSendWindow', () => {
 		expect(checkSendWindow(china('2026-11-27T00:00:00.000'), untilMidnight)).toMatchObject({ inside: false, opensAt: '2026-11-27T08:00:00+08:00' });
 	});
 
+	it('23:59 is an edge like any other (issue 41): until 23:59, the last minute of the day is outside; from 23:59, inside', () => {
+		expect(readSendWindow({ sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 23, endMinute: 59 } } })).toEqual({ window: hours('08:00', '23:59') });
+		expect(readSendWindow({ sendWindow: { window: { startHour: 23, startMinute: 59, endHour: 6, endMinute: 0 } } })).toEqual({ window: hours('23:59', '06:00') });
+		expect(checkSendWindow(china('2026-11-26T23:58:59.999'), hours('08:00', '23:59'))).toEqual({ inside: true });
+		expect(checkSendWindow(china('2026-11-26T23:59:00.000'), hours('08:00', '23:59'))).toMatchObject({ inside: false, opensAt: '2026-11-27T08:00:00+08:00' });
+		expect(checkSendWindow(china('2026-11-26T23:59:00.000'), hours('23:59', '06:00'))).toEqual({ inside: true });
+	});
+
 	it('minutes count: 08:30–21:15', () => {
 		const window = hours('08:30', '21:15');
 		expect(checkSendWindow(china('2026-11-26T08:29:59.999'), window)).toMatchObject({ opensAt: '2026-11-26T08:30:00+08:00' });

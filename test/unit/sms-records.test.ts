@@ -384,3 +384,30 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		expect(nodeRun.holding()).toEqual([0, 1]);
 	});
 });
+
+describe("a claim's gate (issue 41: what must not leave, decided as the message leaves)", () => {
+	const gate = (key: string) => ({ keys: [key], stop: (value: (key: string) => string | undefined, now: number) => (value(key) !== undefined ? `stopped at ${now}` : undefined) });
+
+	it('reads its keys in the claim\'s own update, at the store\'s time: stopped, nothing is written, and the reservation is given back at the end', async () => {
+		const { clock, store } = clockedStore();
+		const nodeRun = records(store, 'execution 1', { limits: { perMinute: 1, perHour: 5, perDay: 10 } });
+		expect(kinds(await nodeRun.reserve([send]))).toEqual(['send']);
+		await store.update(['opt-out|account|13900000001'], () => ({ writes: [{ key: 'opt-out|account|13900000001', value: String(T0) }], result: undefined }));
+		clock.at += 1234;
+		expect(await nodeRun.claim(0, gate('opt-out|account|13900000001'))).toEqual({ stopped: `stopped at ${T0 + 1234}` });
+		// Still only reserved (not started): the end of the run gives it back with its count.
+		expect(nodeRun.holding()).toEqual([0]);
+		const [record] = await store.read([sendKeyOf('workflow|node', 'execution 1', 0, 0)]);
+		expect(JSON.parse(String(record)).state).toBe('reserved');
+		await nodeRun.releaseUnstarted();
+		expect(nodeRun.holding()).toEqual([]);
+		expect(kinds(await records(store, 'execution 2', { limits: { perMinute: 1, perHour: 5, perDay: 10 } }).reserve([send]))).toEqual(['send']);
+	});
+
+	it('lets the claim go on when it does not stop it', async () => {
+		const { store } = clockedStore();
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve([send]);
+		expect(await nodeRun.claim(0, gate('opt-out|account|13900000001'))).toBe('go');
+	});
+});

@@ -136,8 +136,12 @@ export function lookupBill(
 	return parts.join('; ');
 }
 
+/** SMS 1.5: a message that must not leave, skipped: an opted-out number, or one its Send Window closed on. */
+const isOptedOut = (json: IDataObject) => json.sent === false && json.optedOut === true;
+const isPastWindow = (json: IDataObject) => json.sent === false && json.outsideSendWindow === true;
+
 /** A send skipped as a repeat of an earlier execution: `skippedAsRepeat` up to SMS 1.3, `sent: false` from 1.4. */
-const isRepeat = (json: IDataObject) => json.skippedAsRepeat === true || json.sent === false;
+const isRepeat = (json: IDataObject) => json.skippedAsRepeat === true || (json.sent === false && !isOptedOut(json) && !isPastWindow(json));
 
 /** What an SMS send run's output items say it sent, skipped and cost. */
 export function smsTally(items: INodeExecutionData[]) {
@@ -147,10 +151,14 @@ export function smsTally(items: INodeExecutionData[]) {
 	let yuan = 0;
 	let again = 0;
 	let repeats = 0;
+	let optedOut = 0;
+	let pastWindow = 0;
 	let failed = 0;
 	for (const item of items) {
 		const json = item.json as IDataObject;
 		if (isErrorItem(item)) failed++;
+		else if (isOptedOut(json)) optedOut++;
+		else if (isPastWindow(json)) pastWindow++;
 		else if (isRepeat(json)) repeats++;
 		else if (json.deduplicated === true || json.sentEarlierInThisRun === true) again++;
 		// A send accepted without a usable task ID carries a warning instead; it was sent all the same.
@@ -164,12 +172,12 @@ export function smsTally(items: INodeExecutionData[]) {
 			}
 		}
 	}
-	return { sent, segments, segmentsKnown, yuan, again, repeats, failed };
+	return { sent, segments, segmentsKnown, yuan, again, repeats, optedOut, pastWindow, failed };
 }
 
 /** The bill of an SMS send run, read from its output items. */
 export function smsBill(items: INodeExecutionData[]): string {
-	const { sent, segments, segmentsKnown, yuan, again, repeats, failed } = smsTally(items);
+	const { sent, segments, segmentsKnown, yuan, again, repeats, optedOut, pastWindow, failed } = smsTally(items);
 	const parts = [
 		sent === 0
 			? 'No SMS sent'
@@ -177,17 +185,21 @@ export function smsBill(items: INodeExecutionData[]): string {
 	];
 	if (again > 0) parts.push(`${again} already sent earlier in this run, not sent again`);
 	if (repeats > 0) parts.push(`${plural(repeats, 'repeat')} of an earlier execution skipped`);
+	if (optedOut > 0) parts.push(`${plural(optedOut, 'opted-out number')} skipped`);
+	if (pastWindow > 0) parts.push(`${plural(pastWindow, 'SMS', 'SMS')} not sent: the send window closed during the run`);
 	if (failed > 0) parts.push(`${plural(failed, 'item')} failed`);
 	return parts.join('; ');
 }
 
 /** The bill of an SMS preview: nothing sent, and what sending the previewed items would cost. */
 export function smsPreviewBill(items: INodeExecutionData[]): string {
-	const previews = items.filter((item) => !isErrorItem(item)).map((item) => item.json as IDataObject);
+	const optedOut = items.filter((item) => !isErrorItem(item) && isOptedOut(item.json)).length;
+	const previews = items.filter((item) => !isErrorItem(item) && !isOptedOut(item.json)).map((item) => item.json as IDataObject);
 	const segments = previews.reduce((sum, json) => sum + (Number(json.segments) || 0), 0);
 	const yuan = previews.reduce((sum, json) => sum + (Number(json.estimatedCostYuan) || 0), 0);
 	const failed = countItems(items).failed;
 	const parts = [`Preview only: no SMS sent, 0 yuan; sending ${previews.length === 1 ? 'this SMS' : `these ${previews.length} SMS`} would cost ${roundYuan(yuan)} yuan when delivered (${plural(segments, 'message segment')})`];
+	if (optedOut > 0) parts.push(`${plural(optedOut, 'opted-out number')} would be skipped`);
 	if (failed > 0) parts.push(`${plural(failed, 'item')} would be refused`);
 	return parts.join('; ');
 }
@@ -200,6 +212,13 @@ export function repeatWarning(items: INodeExecutionData[]): string | undefined {
 	const repeats = items.filter((item) => !isErrorItem(item) && isRepeat(item.json)).length;
 	if (repeats === 0) return undefined;
 	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
+}
+
+/** SMS 1.5: messages the Send Window closed on during the run, said as a warning with what to do. */
+export function windowClosedWarning(items: INodeExecutionData[]): string | undefined {
+	const closed = items.filter((item) => !isErrorItem(item) && isPastWindow(item.json));
+	if (closed.length === 0) return undefined;
+	return `${plural(closed.length, 'SMS', 'SMS')} not sent: the send window closed while the run was sending. Each says when the window opens (opensAt): route those with sent false to a Wait node, then back to this node.`;
 }
 
 /** Which bill an operation gets: a paid or free lookup, an SMS send or preview, a free query, or none (no gateway call: the opt-out list). */
@@ -247,6 +266,8 @@ export function addBillHint(ctx: IExecuteFunctions, kind: BillKind, items: INode
 		ctx.addExecutionHints({ message: billText(ctx, kind, items), type: 'info', location: 'outputPane' });
 		const repeats = kind === 'sms' ? repeatWarning(items) : undefined;
 		if (repeats) ctx.addExecutionHints({ message: repeats, type: 'warning', location: 'outputPane' });
+		const closed = kind === 'sms' ? windowClosedWarning(items) : undefined;
+		if (closed) ctx.addExecutionHints({ message: closed, type: 'warning', location: 'outputPane' });
 	} catch {
 		// The hint is a courtesy: it must never fail a run that succeeded.
 	}

@@ -47,6 +47,9 @@ export const NODE_VERSIONS_TO_1_3 = [1, 1.1, 1.2, 1.3];
  */
 export const NODE_VERSIONS_TO_1_4 = [...NODE_VERSIONS_TO_1_3, 1.4];
 
+/** Version 1.5 of the SMS node: each node says what it changes (saved nodes keep theirs). */
+export const NODE_VERSIONS_TO_1_5 = [...NODE_VERSIONS_TO_1_4, 1.5];
+
 /**
  * The first version of each action node whose failed items, under "Continue (using error output)",
  * carry the item's input (phone, plate, keyword, task ID) on the error branch. Older versions keep

@@ -21,7 +21,7 @@ export function runUsage(ctx: IExecuteFunctions, kind: BillKind, items: INodeExe
 	const noted = sumCounts(prefixed('refused.', notes.refused), prefixed('sms.skipped.', notes.skipped));
 	if (kind === 'sms') {
 		const sms = smsTally(items);
-		return sumCounts(noted, { 'calls.smsSend': sms.sent, 'sms.sent': sms.sent, 'sms.segments': sms.segments, spentUnits: toUnits(sms.yuan), 'sms.skipped.repeat': sms.repeats });
+		return sumCounts(noted, { 'calls.smsSend': sms.sent, 'sms.sent': sms.sent, 'sms.segments': sms.segments, spentUnits: toUnits(sms.yuan), 'sms.skipped.repeat': sms.repeats, 'sms.skipped.optedOut': sms.optedOut, 'sms.skipped.outsideWindow': sms.pastWindow });
 	}
 	if (kind === 'smsPreview' || kind === 'free' || kind === 'none') return noted;
 	const lookup = lookupTally(ctx, kind, items);

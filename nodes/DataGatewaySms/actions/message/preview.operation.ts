@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
-import { findingTexts, reviewMessageText, reviewSignatureName } from '../../../shared/checks/content';
+import { findingTexts } from '../../../shared/checks/content';
 import { checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../shared/checks/sms';
 import { signatureSchema, templateSchema } from '../../../shared/gateway/schemas/sms';
 import type { BillKind } from '../../../shared/money/bill';
@@ -11,7 +11,8 @@ import { callOptions, gatewayClient } from '../../../shared/transport/clientForN
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { addContentHint } from '../contentHint';
 import { sendFields } from './send/fields';
-import { optOutRefusals } from './send/guards';
+import { contentRefusalText, optedOutError, optedOutItems, reviewSentMessage, unreadableOptOut } from './send/guards';
+import { notLeavingFields, skipsNotLeaving } from './send/leaving';
 import { notApprovedProblem, readRequest } from './send/plan';
 import { noteSightings } from '../catalogue/access';
 import { sightingOf, type Sighting } from '../../../shared/store/reviewedCatalogue';
@@ -58,7 +59,9 @@ function reviewedReader(ctx: IExecuteFunctions, client: GatewayClient) {
 /**
  * Per item: the exact message (signature + template with the item's values), its length, segments
  * and cost, and the content checks' warnings (`contentWarnings`). What Send would refuse is refused:
- * an opted-out number, an unapproved signature or template, content the checks refuse. Sends nothing.
+ * an unapproved signature or template, content the checks refuse (the one review Send makes,
+ * send/guards.ts). An opted-out number is an item saying Send would skip it (from SMS 1.5; before,
+ * refused). Sends nothing.
  */
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await gatewayClient(this);
@@ -66,14 +69,26 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const store = await openDurableStore(this);
 	hintStoreFallback(this, store);
 	const warned = new Set<string>();
+	const node = this.getNode();
+	const skipped = new Set<number>();
 	const items = await runForEachItem(this, {
 		concurrency: client.settings.limiter.maxConcurrent,
 		plan: (itemIndex) => readRequest(this, itemIndex),
 		beforeCalls: async (plans) => {
 			const phones = new Map([...plans].map(([itemIndex, { request }]) => [itemIndex, request.phone]));
-			return await optOutRefusals(this.getNode(), store, client.accountKey, phones, true);
+			const { stopped } = await optedOutItems(node, store, client.accountKey, phones);
+			const refused = new Map<number, unknown>();
+			for (const [itemIndex, why] of stopped) {
+				const phone = phones.get(itemIndex) as string;
+				if (why.reason !== 'opted-out') refused.set(itemIndex, unreadableOptOut(node, itemIndex, phone, store.label));
+				else if (skipsNotLeaving(node)) skipped.add(itemIndex);
+				else refused.set(itemIndex, optedOutError(node, itemIndex, phone, true));
+			}
+			return refused;
 		},
 		execute: async ({ request, variables }, itemIndex) => {
+			const base = { phone: request.phone, signId: request.signId, templateId: request.templateId };
+			if (skipped.has(itemIndex)) return { ...base, ...notLeavingFields({ reason: 'opted-out' }, true) };
 			const [signature, template] = await Promise.all([
 				read<{ name?: string | null; status?: number | null; error?: string | null }>('signatureGet', request.signId, signatureSchema),
 				read<{ content?: string | null; status?: number | null; error?: string | null }>('templateGet', request.templateId, templateSchema),
@@ -89,14 +104,14 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${content}`);
 			const signatureText = signature.name ?? '';
 			const rendered = renderTemplate(content, variables);
-			const signatureReview = reviewSignatureName(signatureText);
-			const messageReview = reviewMessageText(rendered);
-			for (const [field, findings] of [['Signature', signatureReview.refusals], ['Message', messageReview.refusals]] as const) {
-				if (findings.length > 0) throw refuse(field, findings.map((finding) => finding.problem).join('; '), [...new Set(findings.map((finding) => finding.fix))].join(' '));
+			const review = reviewSentMessage(signatureText, rendered);
+			if (review.refusals.length > 0) {
+				const { field, problem, fix } = contentRefusalText(review.refusals, false);
+				throw refuse(field, problem, fix);
 			}
-			const warnings = [...findingTexts('Signature', signatureReview.warnings), ...findingTexts('Message', messageReview.warnings)];
+			const warnings = review.warnings.flatMap(({ field, finding }) => findingTexts(field, [finding]));
 			warnings.forEach((warning) => warned.add(warning));
-			const preview: IDataObject = { phone: request.phone, signId: request.signId, templateId: request.templateId, message: `【${signatureText}】${rendered}`, ...messageSize(signatureText, rendered), sent: false };
+			const preview: IDataObject = { ...base, message: `【${signatureText}】${rendered}`, ...messageSize(signatureText, rendered), sent: false };
 			return warnings.length > 0 ? { ...preview, contentWarnings: warnings } : preview;
 		},
 		output: (preview) => preview as IDataObject,

@@ -22,6 +22,11 @@ export class KnownValues {
 		this.clock = { storeNow: staged.now, localNow: performance.now() };
 	}
 
+	/** Values read outside this run's updates: kept only until an update names the key (which then remembers what it left). */
+	assume(keys: readonly string[], values: ReadonlyArray<string | undefined>): void {
+		keys.forEach((key, index) => this.values.set(key, values[index]));
+	}
+
 	forget(keys: readonly string[]): void {
 		for (const key of keys) this.values.delete(key);
 	}

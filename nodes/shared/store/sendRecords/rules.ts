@@ -28,6 +28,22 @@ export type SendDecision =
 	| { kind: 'limit'; problem: string }
 	| { kind: 'earlier'; taskId?: string | null; outcome: 'sent' | 'unknown' };
 
+/**
+ * A claim's answer: send now, another execution started the message (it sends it), a per-number
+ * limit is full, or the claim's gate stopped it (then nothing was written for it).
+ */
+export type ClaimAnswer<Stop = never> = 'go' | 'taken' | { limit: string } | { stopped: Stop };
+
+/**
+ * What else decides, in a claim's own update, whether the message may leave now (the send step's
+ * guards, message/send/leaving.ts): keys read with the claim, and from their values and the
+ * store's time why not (undefined: it may leave). Pure, as every decision of an update.
+ */
+export interface ClaimGate<Stop> {
+	keys: string[];
+	stop(value: (key: string) => string | undefined, now: number): Stop | undefined;
+}
+
 // Stryker disable next-line EqualityOperator,ConditionalExpression: names are unique (none compare equal), and a comparison answering 0 for "after" still sorts ascending; a test pins the fingerprints
 const sortedEntries = (object: Record<string, unknown> = {}) => Object.entries(object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 

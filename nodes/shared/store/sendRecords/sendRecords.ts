@@ -5,7 +5,9 @@ import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, t
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
 import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from './recordValues';
-import { countWindows, type SendDecision, type SmsLimits } from './rules';
+import { countWindows, type ClaimAnswer, type ClaimGate, type SendDecision, type SmsLimits } from './rules';
+
+export type { ClaimAnswer, ClaimGate } from './rules';
 
 /** One send (or change) the records decide on. */
 export interface RecordedSend {
@@ -15,9 +17,6 @@ export interface RecordedSend {
 	/** The message's fingerprint (account, number, signature, template and variables), or the change's. */
 	message: string;
 }
-
-/** A claim's answer: send now, another execution started the message (it sends it), or a per-number limit is full. */
-export type ClaimAnswer = 'go' | 'taken' | { limit: string };
 
 /** Which node run the records belong to: sends are keyed by node, execution, run index and item. */
 export interface RecordsScope {
@@ -112,9 +111,9 @@ export class SendRecords {
 		};
 	}
 
-	/** One atomic update over the items' keys, tried again when it fails; the answer is checked. */
-	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
-		const keys = keysOfItems(items, counts);
+	/** One atomic update over the items' keys (and `more` keys a claim's gate reads), tried again when it fails; the answer is checked. */
+	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true, more: string[] = []): Promise<T[]> {
+		const keys = [...new Set([...keysOfItems(items, counts), ...more])];
 		const phones = phonesOfItems(items);
 		let failure: unknown;
 		for (let attempt = 0; attempt < TRIES; attempt++) {
@@ -206,30 +205,40 @@ export class SendRecords {
 	 * failure's `kept` as possibly still in the store. Claims asked while another is with the store go
 	 * together in the next update (jointCalls.ts); each still answers before its own paid call.
 	 */
-	async claim(itemIndex: number): Promise<ClaimAnswer> {
+	async claim<Stop = never>(itemIndex: number, gate?: ClaimGate<Stop>): Promise<ClaimAnswer<Stop>> {
 		const held = this.held.get(itemIndex);
 		if (!held) throw new Error(`Item ${itemIndex + 1} has no send reservation`);
-		return await this.claims.ask(itemIndex);
+		return (await this.claims.ask({ itemIndex, gate })) as ClaimAnswer<Stop>;
 	}
 
-	private readonly claims = new JointCalls<number, ClaimAnswer>(ITEMS_PER_UPDATE, async (itemIndexes) => await this.claimTogether(itemIndexes));
+	private readonly claims = new JointCalls<{ itemIndex: number; gate?: ClaimGate<unknown> }, ClaimAnswer<unknown>>(ITEMS_PER_UPDATE, async (asked) => await this.claimTogether(asked));
 
 	/**
-	 * One update for the claims of a group. When it fails, the group's reservations are released
-	 * and each claim fails saying so; when that release fails too, each names its item as kept.
+	 * One update for the claims of a group, each gate decided first in it. When it fails, the
+	 * group's reservations are released and each claim fails saying so; when that release fails
+	 * too, each names its item as kept. An item its gate stopped keeps its reservation, unstarted:
+	 * releaseUnstarted gives it back.
 	 */
-	private async claimTogether(itemIndexes: number[]): Promise<Array<JointAnswer<ClaimAnswer>>> {
+	private async claimTogether(asked: Array<{ itemIndex: number; gate?: ClaimGate<unknown> }>): Promise<Array<JointAnswer<ClaimAnswer<unknown>>>> {
+		const itemIndexes = asked.map(({ itemIndex }) => itemIndex);
 		const holds = itemIndexes.map((itemIndex) => this.held.get(itemIndex));
 		const items = holds.flatMap((held) => held?.keys ?? []);
+		const gates = new Map(asked.flatMap(({ itemIndex, gate }) => (gate ? [[itemIndex, gate] as const] : [])));
+		const gateKeys = [...gates.values()].flatMap((gate) => gate.keys);
 		try {
-			const claim = (values: StagedValues, item: ItemKeys) => decideClaim(values, this.run, item);
+			const claim = (values: StagedValues, item: ItemKeys): ClaimAnswer<unknown> => {
+				const stopped = gates.get(item.itemIndex)?.stop((key) => values.current(key), values.now);
+				return stopped === undefined ? decideClaim(values, this.run, item) : { stopped };
+			};
 			// Only a send that lost its reservation meanwhile needs its counts: the rest claim without reading them.
-			const answers = await this.update(items, claim, false).catch(async (error: unknown) => (error instanceof UnnamedKey ? await this.update(items, claim) : Promise.reject(error)));
+			const answers = await this.update(items, claim, false, gateKeys).catch(async (error: unknown) =>
+				error instanceof UnnamedKey ? await this.update(items, claim, true, gateKeys) : Promise.reject(error),
+			);
 			return holds.map((held, index) => {
 				if (!held) return { error: new Error(`Item ${itemIndexes[index] + 1} has no send reservation`) };
 				const answer = answers[items.indexOf(held.keys)];
 				if (answer === 'go') held.started = true;
-				else this.held.delete(itemIndexes[index]);
+				else if (typeof answer !== 'object' || !('stopped' in answer)) this.held.delete(itemIndexes[index]);
 				return { value: answer };
 			});
 		} catch (error) {
@@ -237,6 +246,14 @@ export class SendRecords {
 			if (released) for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
 			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : [itemIndex], unknown: [] }) }));
 		}
+	}
+
+	/**
+	 * Values just read from the store (the opt-out list before the batch), for a later update that
+	 * names the same keys (a claim's gate) to guess on Redis rather than read them again.
+	 */
+	readBefore(keys: readonly string[], values: ReadonlyArray<string | undefined>): void {
+		this.known?.assume(keys, values);
 	}
 
 	/**

@@ -9,7 +9,7 @@ import { wholeNodeRefusal } from '../../../../shared/n8n/errorItems';
 import { refuseOptedOutThenReserve } from './guards';
 import { planSend } from './plan';
 import { deliveryOutcome, DeliveryPoller, readPolling } from './poll';
-import { outcomeFields, repeatOutcome } from './plainWords';
+import { notSentOutcome, outcomeFields } from './plainWords';
 import { reserveSends } from './reserve';
 import { sendItem } from './send';
 import type { Polling, SendOutcome, SendPlan, SendRun } from './sendRun';
@@ -104,7 +104,7 @@ function presentChecked(run: SendRun, sent: SendOutcome, task: SmsTask | undefin
 	return {
 		...outcomeFields(run.node, sent, run.records.repeatWindowMinutes),
 		...run.deliveries.outputOf(itemIndex),
-		outcome: task ? deliveryOutcome(task.status) : sent.skippedAsRepeat ? repeatOutcome(run.ctx) : 'unknown',
+		outcome: task ? deliveryOutcome(task.status) : (notSentOutcome(run.ctx, sent) ?? 'unknown'),
 		...(task ? { task: presentTask(task) } : {}),
 	} as IDataObject;
 }

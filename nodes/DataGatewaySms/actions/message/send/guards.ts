@@ -1,17 +1,19 @@
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
-import { reviewMessageText, type ContentFinding } from '../../../../shared/checks/content';
-import { checkSendWindow, outsideWindow, readSendWindow } from '../../../../shared/checks/sendWindow';
+import { reviewMessageText, reviewSignatureName, type ContentFinding } from '../../../../shared/checks/content';
+import { checkSendWindow, outsideWindow, readSendWindow, type SendWindow } from '../../../../shared/checks/sendWindow';
 import { inputError } from '../../../../shared/errors/failures';
 import type { DurableStore } from '../../../../shared/store/durableStore';
-import { readOptOuts } from '../../../../shared/store/optOutList';
+import { optOutKey } from '../../../../shared/store/optOutList';
 import { noteSkipped } from '../../../../shared/usage/notes';
+import { notLeaving, skipsNotLeaving, type NotLeaving } from './leaving';
 import type { SendPlan, SendRun } from './sendRun';
 
 /**
- * The guards of issue 34 that refuse an item of Send (and Send and Check Delivery) before anything
- * is recorded, counted or paid: the opt-out list (once per run, over every item: optOutRefusals),
- * the Send Window and Refuse Content Warnings (per item, in plan.ts).
+ * The guards of issues 34 and 41 that stop an item of Send (and Send and Check Delivery) before
+ * anything is recorded, counted or paid: the opt-out list (once per run, over every item:
+ * optedOutItems), the Send Window and the content checks (per item, in plan.ts). leaving.ts decides
+ * the list and the window again as each message leaves.
  */
 
 /** Where the opt-out refusal tells the user to look. */
@@ -32,18 +34,32 @@ export function optOutListUnavailable(node: INode, store: DurableStore, error: u
 	return nodeError;
 }
 
-/** Items whose number is on the account's opt-out list, each with its refusal: one store read for the run. */
-export async function optOutRefusals(node: INode, store: DurableStore, account: string, phones: Map<number, string>, preview = false): Promise<Map<number, unknown>> {
-	const refused = new Map<number, unknown>();
-	if (phones.size === 0) return refused;
-	const listed = await readOptOuts(store, account, [...phones.values()]).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
-	for (const [itemIndex, phone] of phones) if (listed.has(phone)) refused.set(itemIndex, optedOutError(node, itemIndex, phone, preview));
-	return refused;
+/** An entry on the list that no Opt-Out > Add wrote: the number is not texted, and the error says what to check. */
+export function unreadableOptOut(node: INode, itemIndex: number, phone: string, store: string): NodeOperationError {
+	return inputError(node, itemIndex, 'Phone Number', `${phone} was not sent: its entry on this account's opt-out list in ${store} could not be read`, 'Run Opt-Out > Remove for the number, then Opt-Out > Add if the person opted out; check what else writes to that store.');
 }
 
 /**
- * The beforeCalls step of the send operations: opted-out numbers are refused first, then the rest
- * go to `reserve` (records, limits, cap), so a refused item is never recorded or counted. Items
+ * The opt-out list's entries of the items' numbers, decided by leaving.ts's notLeaving: one store
+ * read for the run, however often a number repeats. `unlisted`: the numbers without an entry.
+ */
+export async function optedOutItems(node: INode, store: DurableStore, account: string, phones: Map<number, string>): Promise<{ stopped: Map<number, NotLeaving>; unlisted: string[] }> {
+	const stopped = new Map<number, NotLeaving>();
+	const numbers = [...new Set(phones.values())];
+	if (numbers.length === 0) return { stopped, unlisted: [] };
+	const entries = await store.read(numbers.map((phone) => optOutKey(account, phone))).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
+	const entryOf = new Map(numbers.map((phone, index) => [phone, entries[index]]));
+	for (const [itemIndex, phone] of phones) {
+		const why = notLeaving(entryOf.get(phone), 0, undefined);
+		if (why) stopped.set(itemIndex, why);
+	}
+	return { stopped, unlisted: numbers.filter((phone) => entryOf.get(phone) === undefined) };
+}
+
+/**
+ * The beforeCalls step of the send operations: opted-out numbers are taken out first (SMS 1.5:
+ * skipped, kept in `run.notLeaving` for the send step; earlier versions: refused), then the rest go
+ * to `reserve` (records, limits, cap), so an opted-out item is never recorded or counted. Items
  * already sent in this run (Retry On Fail) stand as sent.
  */
 export async function refuseOptedOutThenReserve(
@@ -52,11 +68,26 @@ export async function refuseOptedOutThenReserve(
 	reserve: (plans: Map<number, SendPlan>) => Promise<Map<number, unknown>>,
 ): Promise<Map<number, unknown>> {
 	const fresh = new Map([...plans].filter(([, plan]) => !plan.earlier).map(([itemIndex, plan]) => [itemIndex, plan.phone]));
-	const refused = await optOutRefusals(run.ctx.getNode(), run.records.store, run.client.accountKey, fresh);
-	noteSkipped(run.ctx, 'optedOut', refused.size);
-	const rest = new Map([...plans].filter(([itemIndex]) => !refused.has(itemIndex)));
+	const { stopped, unlisted } = await optedOutItems(run.node, run.records.store, run.client.accountKey, fresh);
+	// Each claim reads its number's entry again: on Redis it guesses what this read found.
+	run.records.readBefore(unlisted.map((phone) => optOutKey(run.client.accountKey, phone)), unlisted.map(() => undefined));
+	const refused = new Map<number, unknown>();
+	for (const [itemIndex, why] of stopped) {
+		if (why.reason === 'opted-out' && skipsNotLeaving(run.node)) run.notLeaving.set(itemIndex, why);
+		else refused.set(itemIndex, notLeavingError(run.node, itemIndex, fresh.get(itemIndex) as string, why, run.records.store.label));
+	}
+	// SMS 1.5's skipped items are counted from the output (bill.ts smsTally); older versions refuse them.
+	noteSkipped(run.ctx, 'optedOut', skipsNotLeaving(run.node) ? 0 : [...stopped.values()].filter((why) => why.reason === 'opted-out').length);
+	const rest = new Map([...plans].filter(([itemIndex]) => !stopped.has(itemIndex)));
 	for (const [itemIndex, error] of await reserve(rest)) refused.set(itemIndex, error);
 	return refused;
+}
+
+/** What an item that must not leave is before SMS 1.5 (and an unreadable entry in every version): its error. */
+export function notLeavingError(node: INode, itemIndex: number, phone: string, why: NotLeaving, store: string): NodeOperationError {
+	if (why.reason === 'opted-out') return optedOutError(node, itemIndex, phone);
+	if (why.reason === 'opt-out-unreadable') return unreadableOptOut(node, itemIndex, phone, store);
+	return outsideWindowError(node, itemIndex, why.window, why.check);
 }
 
 /** The store's clock, read once per run and only when an item has a window. */
@@ -65,11 +96,12 @@ const clockOfRun = new WeakMap<SendRun, Promise<number>>();
 /**
  * Refuses the item when Options > Send Window is set and the store's clock is outside it. The error
  * says when the window opens; its `details` (errorItems.ts) carry `opensAt` for a Wait node.
+ * Returns the window, which each message's claim checks again as it leaves.
  */
-export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendOptions: IDataObject): Promise<void> {
+export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendOptions: IDataObject): Promise<SendWindow | undefined> {
 	const reading = readSendWindow(sendOptions);
 	if (reading.problem) throw inputError(run.ctx.getNode(), itemIndex, reading.problem.field, reading.problem.problem, reading.problem.fix);
-	if (!reading.window) return;
+	if (!reading.window) return undefined;
 	let now = clockOfRun.get(run);
 	if (!now) clockOfRun.set(run, (now = run.records.store.now()));
 	const nowMs = await now.catch((error: unknown) => {
@@ -77,23 +109,49 @@ export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendO
 		throw inputError(run.ctx.getNode(), itemIndex, 'Send Window', `could not be checked: the clock of ${run.records.store.label} could not be read (${reason})`, 'Fix the store named, or remove Send Window from Options.');
 	});
 	const check = checkSendWindow(nowMs, reading.window);
-	if (check.inside) return;
-	const outside = outsideWindow(reading.window, check);
-	const error = new NodeOperationError(run.ctx.getNode(), `Item ${itemIndex + 1}: ${outside.message}`, { description: outside.description, itemIndex });
-	error.context.details = outside.json;
+	if (check.inside) return reading.window;
 	noteSkipped(run.ctx, 'outsideWindow');
-	throw error;
+	throw outsideWindowError(run.node, itemIndex, reading.window, check);
 }
 
-/** What Refuse Content Warnings stops: every finding on the message as the gateway gets it (signature, and template with the item's values). */
-export function blockingContent(signature: string | undefined, message: string): ContentFinding[] {
-	const reviews = [...(signature ? [reviewMessageText(signature)] : []), reviewMessageText(message)];
-	return reviews.flatMap((review) => [...review.refusals, ...review.warnings]);
+function outsideWindowError(node: INode, itemIndex: number, window: SendWindow, check: Extract<ReturnType<typeof checkSendWindow>, { inside: false }>): NodeOperationError {
+	const outside = outsideWindow(window, check);
+	const error = new NodeOperationError(node, `Item ${itemIndex + 1}: ${outside.message}`, { description: outside.description, itemIndex });
+	error.context.details = outside.json;
+	return error;
 }
 
-/** The refusal's words: every finding, and what to do. */
-export function contentRefusalText(findings: ContentFinding[]): { problem: string; fix: string } {
-	const problem = findings.map((finding) => finding.problem).join('; ');
-	const fix = `${[...new Set(findings.map((finding) => finding.fix))].join(' ')} Options > Refuse Content Warnings is on; turn it off to send such messages anyway.`;
-	return { problem, fix };
+/** A finding of the content checks on a message, with the part of the message it is in. */
+export interface MessageFinding {
+	field: 'Signature' | 'Message';
+	finding: ContentFinding;
+}
+
+/**
+ * The content checks of a message as the gateway gets it, one review for Send and Preview: the
+ * signature (its wording, and the signature rules) and the template with the item's values.
+ * Refusals are what the gateway names as forbidden (links to app test-distribution sites): Send
+ * refuses them by default from SMS 1.5. Warnings are for people to judge; Refuse Content Warnings
+ * refuses them too. The signature rules are warnings here: the gateway approved the signature.
+ */
+export function reviewSentMessage(signature: string | undefined, message: string): { refusals: MessageFinding[]; warnings: MessageFinding[] } {
+	const tagged = (field: MessageFinding['field'], findings: ContentFinding[]) => findings.map((finding) => ({ field, finding }));
+	const signatureText = signature ? reviewMessageText(signature) : { refusals: [], warnings: [] };
+	const signatureName = signature ? reviewSignatureName(signature) : { refusals: [], warnings: [] };
+	const seen = new Set(signatureText.warnings.map((finding) => finding.problem));
+	const signatureWarnings = [...signatureText.warnings, ...[...signatureName.refusals, ...signatureName.warnings].filter((finding) => !seen.has(finding.problem))];
+	const text = reviewMessageText(message);
+	return {
+		refusals: [...tagged('Signature', signatureText.refusals), ...tagged('Message', text.refusals)],
+		warnings: [...tagged('Signature', signatureWarnings), ...tagged('Message', text.warnings)],
+	};
+}
+
+/** The refusal's words: every finding, and what to do; `warnings` when Refuse Content Warnings asked for it. */
+export function contentRefusalText(findings: MessageFinding[], warnings: boolean): { field: string; problem: string; fix: string } {
+	const fields = [...new Set(findings.map(({ field }) => field))];
+	const problem = findings.map(({ field, finding }) => (fields.length > 1 ? `${field} ${finding.problem}` : finding.problem)).join('; ');
+	const fixes = [...new Set(findings.map(({ finding }) => finding.fix))].join(' ');
+	const why = warnings ? ' Options > Refuse Content Warnings is on; turn it off to send such messages anyway.' : '';
+	return { field: fields.length === 1 ? fields[0] : 'Message', problem, fix: `${fixes}${why}` };
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { plural } from '../../../../shared/output/plural';
+import { notLeavingFields } from './leaving';
 import type { SendOutcome } from './sendRun';
 
 /**
@@ -20,15 +21,20 @@ export const repeatReason = (minutes: number) =>
 /** A send's outcome as the item shows it, in the node's version. */
 export function outcomeFields(from: IExecuteFunctions | Pick<INode, 'typeVersion'>, outcome: SendOutcome, repeatWindowMinutes: number): IDataObject {
 	if (!inPlainWords(from)) return { ...outcome } as IDataObject;
-	const { taskId, deduplicated, skippedAsRepeat, ...rest } = outcome;
+	const { taskId, deduplicated, skippedAsRepeat, notLeaving, ...rest } = outcome;
 	return {
 		taskId,
 		sent: !skippedAsRepeat,
 		sentEarlierInThisRun: deduplicated,
 		...(skippedAsRepeat ? { notSentBecause: repeatReason(repeatWindowMinutes) } : {}),
+		...(notLeaving && notLeaving.reason !== 'opt-out-unreadable' ? notLeavingFields(notLeaving) : {}),
 		...rest,
 	} as IDataObject;
 }
 
-/** Send and Check Delivery's `outcome` of a repeat that was not sent. */
-export const repeatOutcome = (ctx: IExecuteFunctions) => (inPlainWords(ctx) ? 'not sent (repeat)' : 'skippedAsRepeat');
+/** Send and Check Delivery's `outcome` of a send that did not go out: a repeat, or (SMS 1.5) a message that must not leave. */
+export function notSentOutcome(ctx: IExecuteFunctions, outcome: SendOutcome): string | undefined {
+	if (outcome.notLeaving) return outcome.notLeaving.reason === 'opted-out' ? 'not sent (opted out)' : 'not sent (outside send window)';
+	if (outcome.skippedAsRepeat) return inPlainWords(ctx) ? 'not sent (repeat)' : 'skippedAsRepeat';
+	return undefined;
+}

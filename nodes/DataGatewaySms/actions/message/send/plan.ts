@@ -11,7 +11,8 @@ import { readTemplateVariables } from '../templateVariables';
 import { idValue, isPicked } from '../../catalogue/pickByName';
 import { ItemParameters } from '../../../../shared/n8n/parameters';
 import { catalogueTexts } from './catalogueTexts';
-import { blockingContent, contentRefusalText, refuseOutsideWindow } from './guards';
+import { contentRefusalText, refuseOutsideWindow, reviewSentMessage } from './guards';
+import { skipsNotLeaving } from './leaving';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number, parameters: ItemParameters): Record<string, string> {
@@ -152,17 +153,14 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap and budgets do.
 	const needs = run.meter.limited ? 'the spending cap and budgets need the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
 	if (given.signature !== undefined && given.template !== undefined) return given;
-	if (needs === undefined) {
-		// Only shown in the output and bill: the catalogue's text may be stale, so money is never counted by it.
-		const held = await catalogueTexts(run, signId, templateId);
-		const filled = { signature: given.signature ?? held.signature, template: given.template ?? held.template };
-		const fromCatalogue = (given.signature === undefined && held.signature !== undefined) || (given.template === undefined && held.template !== undefined);
-		return { ...filled, from: fromCatalogue ? 'catalogue' : 'options' };
-	}
+	// From SMS 1.5 the forbidden-content check wants the template's text (an approved signature holds no link); unread, it checks what is known (planSend).
+	const wanted = needs === undefined && skipsNotLeaving(run.node) && given.template === undefined;
+	if (needs === undefined && !wanted) return await fromCatalogue(run, given, signId, templateId);
 	try {
 		const [signature, template] = await readTexts(run, signId, templateId);
-		return { signature: given.signature ?? signature.name ?? undefined, template: given.template ?? template.content ?? undefined, from: 'gateway' };
+		return { signature: given.signature ?? (signature.name || undefined), template: given.template ?? (template.content || undefined), from: 'gateway' };
 	} catch (error) {
+		if (wanted) return await fromCatalogue(run, given, signId, templateId);
 		throw new NodeOperationError(
 			run.ctx.getNode(),
 			`Item ${itemIndex + 1}: ${needs}, and the signature ${signId} or template ${templateId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
@@ -175,10 +173,37 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 	}
 }
 
+/** Only shown in the output and bill: the catalogue's text may be stale, so money is never counted by it. */
+async function fromCatalogue(run: SendRun, given: KnownTexts, signId: number, templateId: number): Promise<KnownTexts> {
+	const held = await catalogueTexts(run, signId, templateId);
+	const filled = { signature: given.signature ?? held.signature, template: given.template ?? held.template };
+	const fromCatalogue = (given.signature === undefined && held.signature !== undefined) || (given.template === undefined && held.template !== undefined);
+	return { ...filled, from: fromCatalogue ? 'catalogue' : 'options' };
+}
+
 export function notApprovedProblem(id: number, status: number | null | undefined, reason: string | null | undefined): string | undefined {
 	if (status === undefined || status === null || status === REVIEW_STATUS.approved) return undefined;
 	const label = REVIEW_STATUS_LABELS[String(status)] ?? `in status ${status}`;
 	return `${id} is ${label}${reason ? ` (${reason})` : ''}; the gateway sends only with an approved one`;
+}
+
+/**
+ * The content checks (guards.ts reviewSentMessage) on the message as the gateway gets it: from SMS
+ * 1.5 its forbidden content is refused by default; with Refuse Content Warnings its warnings too.
+ * A template whose text is unknown leaves the variables' values to check: Refuse Content
+ * Warnings then refuses, naming the fix, as it cannot check what it was asked to.
+ */
+function refuseContent(run: SendRun, texts: KnownTexts, variables: Record<string, string>, refuseWarnings: boolean, refuse: (field: string, problem: string, fix: string) => Error): void {
+	if (!refuseWarnings && !skipsNotLeaving(run.node)) return;
+	if (texts.template === undefined && refuseWarnings) {
+		throw refuse('Template Content', 'is unknown: the gateway\'s answer for the template held no text, so Refuse Content Warnings cannot check the message', 'Give the template\'s text in Options > Template Content, or turn Refuse Content Warnings off.');
+	}
+	const message = texts.template === undefined ? Object.values(variables).join('\n') : renderTemplate(texts.template, variables);
+	const review = reviewSentMessage(texts.signature, message);
+	const findings = refuseWarnings ? [...review.refusals, ...review.warnings] : review.refusals;
+	if (findings.length === 0) return;
+	const { field, problem, fix } = contentRefusalText(findings, refuseWarnings);
+	throw refuse(field, problem, fix);
 }
 
 /** A Retry On Fail re-run of an item sent earlier in this run: the earlier send stands, whatever the fields give now. */
@@ -215,7 +240,7 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 
 	const { request, variables } = readRequest(ctx, itemIndex, run.parameters);
 	const sendOptions = run.parameters.get<IDataObject>('sendOptions', itemIndex, {});
-	await refuseOutsideWindow(run, itemIndex, sendOptions);
+	const window = await refuseOutsideWindow(run, itemIndex, sendOptions);
 	const { signId, templateId } = request;
 	const message = messageFingerprint({ account: client.accountKey, ...request });
 	const texts = await knownTexts(run, itemIndex, signId, templateId);
@@ -238,12 +263,6 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 		const mismatch = checkVariablesAgainstTemplate(texts.template, variables);
 		if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${texts.template}`);
 	}
-	if (sendOptions.refuseContentWarnings === true && texts.template !== undefined) {
-		const findings = blockingContent(texts.signature, renderTemplate(texts.template, variables));
-		if (findings.length > 0) {
-			const { problem, fix } = contentRefusalText(findings);
-			throw refuse('Message', problem, fix);
-		}
-	}
-	return { itemIndex, key, phone: request.phone, params: request, message, size, lengthFrom: size ? texts.from : undefined };
+	refuseContent(run, texts, variables, sendOptions.refuseContentWarnings === true, refuse);
+	return { itemIndex, key, phone: request.phone, params: request, message, size, lengthFrom: size ? texts.from : undefined, window };
 }

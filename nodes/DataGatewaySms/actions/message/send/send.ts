@@ -6,6 +6,8 @@ import { smsCostYuan } from '../../../../shared/money/smsCost';
 import { callCertainlyFailed, rememberOutcome } from '../../../../shared/state/executionMemory';
 import type { ClaimAnswer } from '../../../../shared/store/sendRecords/sendRecords';
 import { limitRefusal, notSentError, recordsUnavailable, unknownOutcomeError, withKeptRecords } from '../../sendErrors';
+import { notLeavingError } from './guards';
+import { leavingGate, skipsNotLeaving, type NotLeaving } from './leaving';
 import { outcomeFields } from './plainWords';
 import type { SendOutcome, SendPlan, SendRun, SentRequest } from './sendRun';
 
@@ -30,21 +32,34 @@ function baseOf(run: SendRun, plan: SendPlan): SendBase {
 async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcome> {
 	const base = baseOf(run, plan);
 	if (plan.earlier) return await sendFoundInMemory(run, plan, base, plan.earlier);
+	const optedOut = run.notLeaving.get(plan.itemIndex);
+	if (optedOut) return notSentNow(run, plan, base, optedOut);
 	const decision = run.decisions.get(plan.itemIndex);
 	if (decision?.kind === 'repeat') return skippedAsRepeat(plan, base);
 	if (decision?.kind === 'earlier') return sendFoundInStore(run, plan, base, decision);
 	const claimed = await claimSend(run, plan);
 	if (claimed === 'taken') return skippedAsRepeat(plan, base);
+	if (claimed !== 'go' && 'stopped' in claimed) return notSentNow(run, plan, base, claimed.stopped);
 	if (claimed !== 'go') throw limitRefusal(run.ctx.getNode(), plan.itemIndex, claimed.limit);
 	return await callGateway(run, plan, base);
 }
 
 const skippedAsRepeat = (plan: SendPlan, base: SendBase): SendOutcome => ({ taskId: null, ...base, deduplicated: false, skippedAsRepeat: true, costYuan: 0, ...plan.size });
 
-/** Just before the paid call: the item's record becomes "outcome unknown" (or the message was taken over, or a limit is full). */
-async function claimSend(run: SendRun, plan: SendPlan): Promise<ClaimAnswer> {
+/** A message that must not leave (leaving.ts): from SMS 1.5 an item saying why; before, the item's error. Its reservation is released at the end (finish.ts). */
+function notSentNow(run: SendRun, plan: SendPlan, base: SendBase, why: NotLeaving): SendOutcome {
+	if (!skipsNotLeaving(run.node) || why.reason === 'opt-out-unreadable') throw notLeavingError(run.node, plan.itemIndex, plan.phone, why, run.records.store.label);
+	return { taskId: null, ...base, deduplicated: false, skippedAsRepeat: false, costYuan: 0, ...plan.size, notLeaving: why };
+}
+
+/**
+ * Just before the paid call, in one store update: the opt-out list and the Send Window again
+ * (leaving.ts), then the item's record becomes "outcome unknown" (or the message was taken over,
+ * or a limit is full).
+ */
+async function claimSend(run: SendRun, plan: SendPlan): Promise<ClaimAnswer<NotLeaving>> {
 	try {
-		return await run.records.claim(plan.itemIndex);
+		return await run.records.claim(plan.itemIndex, leavingGate(run.client.accountKey, plan.phone, plan.window));
 	} catch (error) {
 		throw recordsUnavailable(run.ctx.getNode(), 'SMS', error, run.records.repeatWindowMinutes, plan.itemIndex);
 	}

@@ -13,6 +13,8 @@ import type { SpendMeter } from '../../../../shared/money/spend';
 import { executionMemory, type ExecutionMemory } from '../../../../shared/state/executionMemory';
 import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
 import { DeliveryLog } from '../reference';
+import type { SendWindow } from '../../../../shared/checks/sendWindow';
+import type { NotLeaving } from './leaving';
 import { BatchOutcomes } from './outcomes';
 
 /**
@@ -55,6 +57,8 @@ export interface SendPlan {
 	earlier?: { sent: SentRequest; outcome: Promise<string>; changed: string[] };
 	/** Send and Check Delivery only: how the item's delivery is followed. */
 	polling?: Polling;
+	/** The item's Send Window, checked again as the message leaves (leaving.ts). */
+	window?: SendWindow;
 }
 
 export interface SendOutcome extends Partial<MessageSize> {
@@ -74,6 +78,8 @@ export interface SendOutcome extends Partial<MessageSize> {
 	changedOnRetry?: string[];
 	/** Present only when the records are in this process's memory (no store that outlives it). */
 	sendRecords?: string;
+	/** SMS 1.5: the message was not sent, for this reason (leaving.ts). */
+	notLeaving?: NotLeaving;
 }
 
 /** How Send and Check Delivery follows one item's delivery (poll.ts reads it). */
@@ -97,6 +103,8 @@ export interface SendRun {
 	readonly records: SendRecords;
 	/** What the records decided for each item (reserve.ts), read by the send (send.ts). */
 	readonly decisions: Map<number, SendDecision>;
+	/** SMS 1.5: items found before the batch not to send (an opted-out number), read by the send (send.ts). */
+	readonly notLeaving: Map<number, NotLeaving>;
 	readonly meter: SpendMeter;
 	/** What this try sent or left unknown, for the error that stops a batch. */
 	readonly outcomes: BatchOutcomes;
@@ -118,6 +126,7 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 		memory: executionMemory(ctx),
 		records,
 		decisions: new Map(),
+		notLeaving: new Map(),
 		meter: spendMeter(ctx, client),
 		outcomes: new BatchOutcomes(),
 		deliveries: new DeliveryLog(ctx, client.accountKey, Math.max(KEEP_SENDS_MS, records.repeatWindowMinutes * 60_000)),
