@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { GCProfiler, getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 import { friendlyTelephone } from '../dist/nodes/shared/output/friendly.js';
@@ -44,6 +44,14 @@ export interface MemoryRun {
 	youngPeakMb: number;
 	/** The old generation's growth in use at its peak during the run: what outlived two young collections. */
 	oldPeakMb: number;
+	/** The young generation reserved once the run is over: V8 doubled it during the run when above youngStartMb. */
+	youngEndMb: number;
+	/**
+	 * Bytes that survived the run's young collections (copied within the young generation or promoted
+	 * out of it), summed over them, ÷ the items: what V8 counts towards doubling the young generation.
+	 */
+	survivedPerItemBytes: number;
+	scavenges: number;
 }
 
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
@@ -54,6 +62,22 @@ const maxRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const statusMb = (field: 'VmRSS' | 'VmHWM') => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024);
 /** Sets the kernel's peak RSS of this process to its RSS now (clear_refs 5), so that the peak read after the run is the run's own. */
 const resetPeakRss = () => writeFileSync('/proc/self/clear_refs', '5');
+
+type GcStatistics = ReturnType<GCProfiler['stop']>['statistics'][number];
+const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+/**
+ * What survived one young collection: what it left in the young generation, and what it promoted
+ * (the old spaces' growth across it). V8 adds this up and doubles the young generation once the sum
+ * since its last growth passes what the young generation holds (Heap::ShouldResizeNewSpace).
+ */
+function survivedBytes({ beforeGC, afterGC }: GcStatistics): number {
+	let survived = 0;
+	for (const after of afterGC.heapSpaceStatistics) {
+		const before = beforeGC.heapSpaceStatistics.find((space) => space.spaceName === after.spaceName);
+		survived += YOUNG_SPACES.has(after.spaceName) ? after.spaceUsedSize : Math.max(0, after.spaceUsedSize - (before?.spaceUsedSize ?? 0));
+	}
+	return survived;
+}
 
 /** The Telephone node's output for a number, as its answer comes (parsed from JSON): engineOnly outputs it. */
 function telephoneOutput(phone: string) {
@@ -101,9 +125,13 @@ async function main() {
 		oldPeak = Math.max(oldPeak, spaceBytes('old_space', 'space_used_size'));
 	};
 	const sampler = setInterval(sample, 10);
+	const profiler = new GCProfiler();
+	profiler.start();
 	const run = await runKind(inputs);
+	const scavenges = profiler.stop().statistics.filter((gc) => gc.gcType === 'Scavenge');
 	clearInterval(sampler);
 	sample();
+	const youngEnd = spaceBytes('new_space', 'space_size');
 	const peakMb = statusMb('VmHWM');
 	collect();
 	const withAnswers = process.memoryUsage().heapUsed;
@@ -127,6 +155,9 @@ async function main() {
 		youngStartMb: mb(youngStart),
 		youngPeakMb: mb(youngPeak),
 		oldPeakMb: mb(oldPeak - oldStart),
+		youngEndMb: mb(youngEnd),
+		survivedPerItemBytes: Math.round(scavenges.reduce((sum, gc) => sum + survivedBytes(gc), 0) / inputs.length),
+		scavenges: scavenges.length,
 	};
 	console.log(JSON.stringify(result));
 }

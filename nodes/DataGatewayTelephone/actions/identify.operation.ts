@@ -43,9 +43,9 @@ export const { description, execute, bill } = lookupOperation({
 	request: identifyRequest,
 	phoneOf: (params) => params.tel,
 	schema: telephoneIdentitySchema,
-	simplified: { v1: simplifyIdentity, friendly: friendlyTelephone },
+	simplified: { v1: simplifyIdentity, friendly: (identity, given) => friendlyTelephone(identity, given === undefined ? undefined : { phoneAsGiven: given }) },
 	// Joins by value need the number as the user wrote it (021-12345678), not only the normalised 02112345678.
-	asGiven: (item) => ({ phoneAsGiven: String(item.read('phoneNumber', '')) }),
+	asGiven: (item) => String(item.read('phoneNumber', '')),
 	shareAcrossExecution: true,
 	dailyQuota: true,
 	news: {

@@ -70,7 +70,17 @@ export class Batch<Plan, Answer = unknown> {
 
 	/** Long batches give the event loop a turn now and then: n8n serves other work meanwhile. */
 	async giveTurn(sliceMs = PLAN_SLICE_MS): Promise<void> {
-		if (performance.now() - this.sliceStart < sliceMs) return;
+		if (!this.sliceEnded(sliceMs)) return;
+		await this.takeTurn();
+	}
+
+	/** Whether the work since the last turn has taken `sliceMs`. */
+	sliceEnded(sliceMs = PLAN_SLICE_MS): boolean {
+		return performance.now() - this.sliceStart >= sliceMs;
+	}
+
+	/** A turn of the event loop now; the next slice starts after it. */
+	async takeTurn(): Promise<void> {
 		await sleep(0);
 		this.sliceStart = performance.now();
 	}

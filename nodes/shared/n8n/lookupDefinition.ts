@@ -35,10 +35,10 @@ export interface LookupDefinition<Params extends Record<string, QueryValue>, Ans
 	simplified?: {
 		v1: (answer: Answer) => IDataObject;
 		/** `given`: the input as the user gave it, from version 1.2 on (see `asGiven`). */
-		friendly: (answer: Answer, given?: IDataObject) => IDataObject;
+		friendly: (answer: Answer, given?: string) => IDataObject;
 	};
-	/** Version 1.2 on: input fields kept as given beside their normalised form in the simplified record. */
-	asGiven?: (item: ItemInput) => IDataObject;
+	/** Version 1.2 on: the input as given, kept beside its normalised form in the simplified record. */
+	asGiven?: (item: ItemInput) => string;
 	/** Output of an answer without Simplify; the answer itself when not given. */
 	raw?: (answer: Answer) => IDataObject | IDataObject[];
 	/** Free lookups share answers within a run only, unless this says across the execution (and then offer Reuse Answers For). */
@@ -67,22 +67,39 @@ export interface Lookup<Params extends Record<string, QueryValue>, Answer> exten
 	hints: StoreHints;
 	/** The execution's answers, where answers are shared across it. */
 	memory?: Map<string, SharedAnswer>;
+	/** Where the answers the execution remembers share their short texts (state/sharedStrings.ts). */
+	strings?: Map<string, string>;
 	telephonePlan?: TelephonePlan;
-	asGiven?: (item: ItemInput) => IDataObject;
+	asGiven?: (item: ItemInput) => string;
 }
 
-/** Read and checked: one item's request and what it asks of the run; `question` keys the answer (account hash, operation, request). */
+/**
+ * Read and checked: one item's request and what it asks of the run; `question` keys the answer
+ * (account hash, operation, request). Every plan of a batch lives until its items are presented,
+ * so it holds only what differs per item (bench section 5).
+ */
 export interface LookupPlan<Params> {
 	params: Params;
 	question: string;
+	choices: LookupChoices;
+	/** The input as given (asGiven). */
+	given?: string;
+}
+
+/** What an item chose besides its request: read per item, nearly always alike, so alike items share one (sameChoices). */
+export interface LookupChoices {
 	simplify: boolean;
 	/** Reuse Answers For, as ms (0 = off). */
 	reuseMs: number;
 	onlyNew: boolean;
 	startOver: boolean;
-	given?: IDataObject;
-	/** The number the request asks about (LookupDefinition.phoneOf). */
-	phone?: string;
+}
+
+/** `next`, or `previous` when it chose the same: a batch then holds one choices object, not one per item. */
+export function sameChoices(previous: LookupChoices | undefined, next: LookupChoices): LookupChoices {
+	if (!previous) return next;
+	const alike = previous.simplify === next.simplify && previous.reuseMs === next.reuseMs && previous.onlyNew === next.onlyNew && previous.startOver === next.startOver;
+	return alike ? previous : next;
 }
 
 /**
@@ -115,6 +132,7 @@ export async function startLookup<Params extends Record<string, QueryValue>, Ans
 		node,
 		hints: new StoreHints(ctx),
 		memory: offer.reusable ? executionMemory(ctx).answers : undefined,
+		strings: offer.reusable ? executionMemory(ctx).strings : undefined,
 		telephonePlan: definition.dailyQuota ? telephonePlanOf(await ctx.getCredentials(CREDENTIAL_TYPE)) : undefined,
 		asGiven: definition.asGiven && node.typeVersion >= NODE_VERSION_1_2 ? definition.asGiven : undefined,
 	};

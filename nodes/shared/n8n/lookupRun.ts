@@ -14,7 +14,7 @@ import { reuseFields, reuseWindowMs } from '../lookups/reuse';
 import type { QueryValue } from '../transport/gatewayClient';
 import { Batch, callEach } from './batch';
 import { errorItem, errorItemForm } from './errorItems';
-import { answerOf, DatedAnswer, startLookup, type Answered, type Lookup, type LookupDefinition, type LookupOffer, type LookupPlan } from './lookupDefinition';
+import { answerOf, DatedAnswer, sameChoices, startLookup, type Answered, type Lookup, type LookupChoices, type LookupDefinition, type LookupOffer, type LookupPlan } from './lookupDefinition';
 import { checkSpendingCap, LookupCalls, refuseBeyondQuota, reserveQuota, settleQuota, settleSpend, takeKeptLookups, type LookupBatch } from './lookupSteps';
 import { ItemInput } from './parameters';
 
@@ -45,32 +45,46 @@ export async function runLookup<P extends Params, A>(ctx: IExecuteFunctions, def
 /** Read and check each item before anything is paid: a bad item must not leave others half-paid. */
 async function planItems<P extends Params, A>(lookup: Lookup<P, A>): Promise<LookupBatch<P, A>> {
 	const batch: LookupBatch<P, A> = new Batch(lookup.ctx);
-	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
-		await batch.giveTurn();
-		try {
-			batch.plans[itemIndex] = planItem(lookup, new ItemInput(lookup.parameters, lookup.node, itemIndex));
-		} catch (error) {
-			batch.fail(itemIndex, error);
-		}
+	let next = 0;
+	while (next < batch.size) {
+		next = planSlice(lookup, batch, next);
+		if (next < batch.size) await batch.takeTurn();
 	}
 	return batch;
 }
 
-function planItem<P extends Params, A>(lookup: Lookup<P, A>, item: ItemInput): LookupPlan<P> {
+/**
+ * Plans items from `from` on until the slice's time is up (Batch.sliceEnded); returns the next item
+ * to plan. Synchronous: no await, and so no microtask turn, per item.
+ */
+function planSlice<P extends Params, A>(lookup: Lookup<P, A>, batch: LookupBatch<P, A>, from: number): number {
+	let choices = batch.plans[from - 1]?.choices;
+	for (let itemIndex = from; itemIndex < batch.size; itemIndex++) {
+		if (itemIndex > from && batch.sliceEnded()) return itemIndex;
+		try {
+			const plan = planItem(lookup, new ItemInput(lookup.parameters, lookup.node, itemIndex), choices);
+			choices = plan.choices;
+			batch.plans[itemIndex] = plan;
+		} catch (error) {
+			batch.fail(itemIndex, error);
+		}
+	}
+	return batch.size;
+}
+
+/** One item's plan; `previous` is the item before's choices, shared when alike. */
+function planItem<P extends Params, A>(lookup: Lookup<P, A>, item: ItemInput, previous: LookupChoices | undefined): LookupPlan<P> {
 	const { definition, client, friendly } = lookup;
 	const params = definition.request(item);
 	const chosen = lookup.optionCount > 0 ? item.read<IDataObject>('options', {}) : {};
 	const onlyNew = definition.news !== undefined && chosen[definition.news.option.name] === true;
-	return {
-		params,
-		question: client.questionKey(definition.operation, params),
+	const choices = sameChoices(previous, {
 		simplify: definition.simplified ? item.read('simplify', friendly) : false,
-		given: lookup.asGiven?.(item),
 		reuseMs: lookup.reusable ? reuseWindowMs(chosen.reuseAnswersHours) : 0,
 		onlyNew,
 		startOver: onlyNew && chosen.startOver === true,
-		phone: definition.phoneOf?.(params),
-	};
+	});
+	return { params, question: client.questionKey(definition.operation, params), choices, given: lookup.asGiven?.(item) };
 }
 
 function answeredItems(batch: Batch<unknown>): number {
@@ -87,8 +101,9 @@ async function newsOf<P extends Params, A>(lookup: Lookup<P, A>, batch: LookupBa
 	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
 		const plan = batch.plans[itemIndex];
 		const answered = batch.answers[itemIndex];
-		if (!plan?.onlyNew || !batch.isAnswered(itemIndex) || answered instanceof MisshapenAnswer) continue;
-		asked.push({ question: plan.question, prints: news.fingerprints(answerOf(answered as Answered<A>)), startOver: plan.startOver, phone: plan.phone });
+		if (!plan?.choices.onlyNew || !batch.isAnswered(itemIndex) || answered instanceof MisshapenAnswer) continue;
+		const prints = news.fingerprints(answerOf(answered as Answered<A>));
+		asked.push({ question: plan.question, prints, startOver: plan.choices.startOver, phone: lookup.definition.phoneOf?.(plan.params) });
 	}
 	return asked.length === 0 ? undefined : await takeWhatIsNew(lookup.ctx, lookup.hints, news, asked);
 }
@@ -125,19 +140,20 @@ function presentItems<P extends Params, A>(lookup: Lookup<P, A>, batch: LookupBa
 function recordsOf<P extends Params, A>(lookup: Lookup<P, A>, plan: LookupPlan<P>, answered: Answered<A>, fresh: Map<string, Set<string>> | undefined, costYuan: number | undefined): IDataObject[] {
 	const { simplified, raw, news } = lookup.definition;
 	let answer = answerOf(answered);
-	if (fresh && plan.onlyNew) {
+	const { simplify: simplifyAsked, onlyNew, reuseMs } = plan.choices;
+	if (fresh && onlyNew) {
 		const prints = fresh.get(plan.question);
 		if (!prints || prints.size === 0) return [];
 		if (news?.narrow) answer = news.narrow(answer, (print) => prints.has(print));
 	}
-	const simplify = simplified !== undefined && plan.simplify;
+	const simplify = simplified !== undefined && simplifyAsked;
 	const presented = simplify ? (lookup.friendly ? simplified.friendly(answer, plan.given) : simplified.v1(answer)) : raw ? raw(answer) : (answer as IDataObject);
 	const dated = answered instanceof DatedAnswer ? answered : undefined;
 	return (Array.isArray(presented) ? presented : [presented]).map((json) => {
 		// A simplified record is built for this item: its cost (in its place, output/friendly.ts) and reuse fields are set on it. A raw answer is shared, so copied.
 		const record = simplify ? json : { ...json };
 		if (costYuan !== undefined) record.costYuan = costYuan;
-		if (plan.reuseMs > 0) Object.assign(record, reuseFields(dated?.reused ?? false, dated?.answeredAt));
+		if (reuseMs > 0) Object.assign(record, reuseFields(dated?.reused ?? false, dated?.answeredAt));
 		return record;
 	});
 }

@@ -12,6 +12,7 @@ import { keepForLater, takeKeptAnswers } from '../lookups/reuse';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls } from '../lookups/telephoneQuota';
 import { noteRefused } from '../usage/notes';
 import { SharedAnswer } from '../state/executionMemory';
+import { shareStrings } from '../state/sharedStrings';
 import { spendMeter } from '../transport/clientForNode';
 import type { QueryValue } from '../transport/gatewayClient';
 import type { Batch, ItemCalls } from './batch';
@@ -33,7 +34,8 @@ export async function takeKeptLookups<P extends Params, A>(lookup: Lookup<P, A>,
 	if (!memory) return kept;
 	const windows = new Map<string, number>();
 	for (const itemIndex of batch.waiting()) {
-		const { reuseMs, question } = batch.plans[itemIndex] as LookupPlan<P>;
+		const { choices, question } = batch.plans[itemIndex] as LookupPlan<P>;
+		const { reuseMs } = choices;
 		// Read again even when another node took it: this node's window may be shorter.
 		if (reuseMs > 0 && !memory.has(question)) windows.set(question, Math.max(reuseMs, windows.get(question) ?? 0));
 	}
@@ -61,13 +63,13 @@ export class LookupCalls<P extends Params, A> implements ItemCalls<LookupPlan<P>
 	}
 
 	shareKey(plan: LookupPlan<P>): string {
-		return plan.reuseMs > 0 && this.kept.has(plan.question) ? keptKey(plan.question) : plan.question;
+		return plan.choices.reuseMs > 0 && this.kept.has(plan.question) ? keptKey(plan.question) : plan.question;
 	}
 
 	/** Call the gateway, then keep the answer for later executions when the item asks for it. */
 	async ask(plan: LookupPlan<P>): Promise<Answered<A>> {
 		const data = await this.callGateway(plan);
-		return plan.reuseMs > 0 ? await this.keepAnswer(plan, data) : data;
+		return plan.choices.reuseMs > 0 ? await this.keepAnswer(plan, data) : data;
 	}
 
 	private async callGateway(plan: LookupPlan<P>): Promise<A> {
@@ -82,12 +84,14 @@ export class LookupCalls<P extends Params, A> implements ItemCalls<LookupPlan<P>
 		}
 		countCall(ctx);
 		this.attempted++;
+		if (this.lookup.strings) shareStrings(data, this.lookup.strings);
 		return data;
 	}
 
 	/** Keep answers (Reuse Answers For): the answer dated by the store, or as it is when the store failed (the hint says so). */
 	private async keepAnswer(plan: LookupPlan<P>, data: A): Promise<Answered<A>> {
-		const answeredAt = await keepForLater(this.lookup.hints, plan.question, data, plan.reuseMs, 'this answer', plan.phone);
+		const phone = this.lookup.definition.phoneOf?.(plan.params);
+		const answeredAt = await keepForLater(this.lookup.hints, plan.question, data, plan.choices.reuseMs, 'this answer', phone);
 		return answeredAt === undefined ? data : new DatedAnswer(data, answeredAt, false);
 	}
 }

@@ -16,8 +16,8 @@ import { startSweep } from './sweep';
  * | one node run       | sends and changes (Retry On Fail keeps the run index,    | ExecutionMemory (below), keyed by runKey():|
  * |                    | so a re-run finds them; a loop raises it: a new send)    | node + run index + item                    |
  * | one execution      | answers to identical paid questions (shared by runs and  | ExecutionMemory, by execution id; a sweep  |
- * |                    | nodes)                                                   | forgets idle ones (MEMORY_BOUNDS)          |
- * | one execution      | money spent per account (the spending cap), kept for     | the durable store, same pick as below      |
+ * |                    | nodes), one copy of their short texts                    | forgets idle ones (MEMORY_BOUNDS)          |
+ * | one execution      | money spent per account (the spending cap), kept         | the durable store, same pick as below      |
  * |                    | for long Waits (money/ledger.ts)                         | (survives the sweep and other workers)     |
  * | across executions  | money spent per account and China day and month (the     | the durable store, same pick               |
  * |                    | budgets: money/ledger.ts)                                |                                            |
@@ -96,6 +96,8 @@ export class ExecutionMemory {
 	remembered = true;
 	/** Answers to identical questions, shared by every run and node of the execution. */
 	readonly answers: Map<string, SharedAnswer> = new MemoryMap(this, true);
+	/** One copy of each short text of those answers (state/sharedStrings.ts), at most MAX_SHARED_STRINGS. */
+	readonly strings = new Map<string, string>();
 	/**
 	 * SMS sends by runKey(node, run, item) without the request: a Retry On Fail re-run finds them
 	 * even when its expressions evaluate differently; `request` is what was sent.
