@@ -1,7 +1,7 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { readmeLink, readmeUrl } from '../shared/n8n/readmeLink';
-import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_4, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
+import { executeByRouter, gatewayMethods, OPERATION_SUBTITLE, NODE_VERSIONS_TO_1_5, nodeSkeleton, resourceProperty } from '../shared/n8n/description';
 import * as message from './actions/message';
 import * as optOut from './actions/optOut';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
@@ -14,8 +14,8 @@ import * as template from './actions/template';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name, error-branch items say the error in `message` and the fix in `details`. Saved nodes keep their form.
-		...nodeSkeleton('action', NODE_VERSIONS_TO_1_4),
+		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name, error-branch items say the error in `message` and the fix in `details`; 1.5: see NODE_VERSIONS_TO_1_5. Saved nodes keep their form.
+		...nodeSkeleton('action', NODE_VERSIONS_TO_1_5),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
 		icon: { light: 'file:dataGatewaySms.svg', dark: 'file:dataGatewaySms.dark.svg' },

@@ -92,8 +92,8 @@ describe('the SMS form', () => {
 	});
 
 	it('from version 1.2 Template Variables opens on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {
-		expect(sms.description.version).toEqual([1, 1.1, 1.2, 1.3, 1.4]);
-		expect(sms.description.defaultVersion).toBe(1.4);
+		expect(sms.description.version).toEqual([1, 1.1, 1.2, 1.3, 1.4, 1.5]);
+		expect(sms.description.defaultVersion).toBe(1.5);
 		const forSend = (property: INodeProperties) => (property.displayOptions?.show?.operation as string[]).includes('send');
 		const defaults = byName('variablesInput').filter(forSend).map((property) => [JSON.stringify(property.displayOptions?.show?.['@version']), property.default]);
 		expect(defaults).toEqual([

@@ -46,10 +46,11 @@ describe('what the editor shows', () => {
 		}
 	});
 
-	it('every action node has versions 1 to 1.3 (SMS, Enterprise and Telephone also 1.4), new nodes get the newest, and each lists its actions in the node creator', () => {
+	it('every action node has versions 1 to 1.3 (Enterprise and Telephone also 1.4, SMS 1.4 and 1.5), new nodes get the newest, and each lists its actions in the node creator', () => {
 		for (const node of actionNodes) {
 			const name = node.description.name;
-			const versions = ['dataGatewaySms', 'dataGatewayEnterprise', 'dataGatewayTelephone'].includes(name) ? [1, 1.1, 1.2, 1.3, 1.4] : [1, 1.1, 1.2, 1.3];
+			const upTo14 = ['dataGatewayEnterprise', 'dataGatewayTelephone'].includes(name) ? [1, 1.1, 1.2, 1.3, 1.4] : [1, 1.1, 1.2, 1.3];
+			const versions = name === 'dataGatewaySms' ? [1, 1.1, 1.2, 1.3, 1.4, 1.5] : upTo14;
 			const newest = versions[versions.length - 1];
 			expect(node.description.version).toEqual(versions);
 			expect(node.description.defaultVersion).toBe(newest);

@@ -196,8 +196,11 @@ export function repeatWarning(items: INodeExecutionData[]): string | undefined {
 	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
 }
 
-/** Which bill an operation gets: a paid or free lookup, an SMS send or preview, a free query, or none (no gateway call: the opt-out list). */
-export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free' | 'none';
+/**
+ * Which bill an operation gets: a paid or free lookup, an SMS send or preview, a free query per
+ * item, free queries counted call by call (Import to Catalogue), or none (no gateway call: the opt-out list).
+ */
+export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free' | 'freeQueries' | 'none';
 
 /** The bill kind of a node's resource and operation. */
 
@@ -215,6 +218,7 @@ function billWithoutBudget(ctx: IExecuteFunctions, kind: BillKind, items: INodeE
 	if (kind === 'free') return lookupBill('smsStatus', counted.answered, 0, counted.failed);
 	if (kind === 'none') return 'No gateway call, 0 yuan';
 	const tally = tallyOf(ctx);
+	if (kind === 'freeQueries') return lookupBill('smsStatus', tally.calls, 0, counted.failed, { notes: tally.notes });
 	const answered = tally.answered ?? counted.answered;
 	// A lookup asks once per distinct question: the answered items it did not call for reused an answer.
 	const reused = tally.reused ?? (kind === 'violationSupport' ? 0 : Math.max(0, answered - tally.calls - (tally.earlier ?? 0)));

@@ -13,6 +13,7 @@ export const DOC_PAGES: Readonly<Record<string, string>> = {
 	'data-gateway-sms': 'docs/nodes.md',
 	'data-gateway-sms-trigger': 'docs/nodes.md',
 	'as-a-tool-of-n8ns-ai-agent': 'docs/nodes.md',
+	'pick-signatures-and-templates-by-name-sms-14': 'docs/nodes.md',
 	'at-most-once-and-how-long-each-memory-lives': 'docs/at-most-once.md',
 	'delivery-reports-tied-to-their-send': 'docs/delivery-reports.md',
 };
