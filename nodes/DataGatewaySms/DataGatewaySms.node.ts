@@ -35,16 +35,10 @@ export class DataGatewaySms implements INodeType {
 				{ name: 'Template', value: 'template' },
 			]),
 			priceNotice(
-				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, the opt-out list, signatures and templates: free`,
+				// One line: the form's only notice by default (at most once, the Repeat Window: Options and docs).
+				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters, ${LONG_SEGMENT_CHARS} when longer); all else free`,
 				'data-gateway-sms',
 			),
-			{
-				displayName: `Each item is texted at most once: Retry On Fail does not send it twice, nor does a retried execution while Options > Repeat Window (Minutes) is above 0. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
-				name: 'atMostOnceNotice',
-				type: 'notice',
-				default: '',
-				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndCheck'] } },
-			},
 			{
 				// Only in the AI Agent tool variant (n8n's '@tool'), where a model may repeat a call.
 				displayName: `Each AI tool call is its own run: per-number limits stop repeats, not the Repeat Window. On n8n 1.x, set On Error to Continue so the model reads refusals. ${readmeLink('as-a-tool-of-n8ns-ai-agent', 'More')}`,

@@ -188,7 +188,7 @@ async function search(page: Page, field: string, name: string): Promise<Locator>
 async function firstLook(page: Page) {
 	await openNode(page, 'Login Code');
 	const notice = panel(page).locator('[data-test-id="empty-fields-notice"]');
-	await notice.getByText(/Choose the template first/).waitFor();
+	await notice.getByText(/Pick a template above/).waitFor();
 	await screenshot(page, 'catalogue-new-send-node');
 	assert.match(await notice.innerText(), /Still this text after choosing\? Click Execute previous nodes .*or close and reopen this node\./);
 }

@@ -181,7 +181,7 @@ describe('the form before a template is chosen (seen in the editor walk-through)
 	it('before a template is chosen, the notice says how to reload the form when n8n does not', async () => {
 		const notice = (await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(formContext({ templateId: { __rl: true, mode: 'list', value: '' } }))).emptyFieldsNotice;
 		expect(notice).toBe(CHOOSE_FIRST);
-		expect(notice).toMatch(/Still this text after choosing\? Click Execute previous nodes .*or close and reopen this node\.$/);
+		expect(notice).toMatch(/Still this text\? Click Execute previous nodes, or reopen this node\.$/);
 	});
 });
 

@@ -193,7 +193,7 @@ export function smsPreviewBill(items: INodeExecutionData[]): string {
 export function repeatWarning(items: INodeExecutionData[]): string | undefined {
 	const repeats = items.filter((item) => !isErrorItem(item) && isRepeat(item.json)).length;
 	if (repeats === 0) return undefined;
-	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
+	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Records: Repeat Window (Minutes) to 0.`;
 }
 
 /**

@@ -14,6 +14,12 @@ export const DOC_PAGES: Readonly<Record<string, string>> = {
 	'data-gateway-sms-trigger': 'docs/nodes.md',
 	'as-a-tool-of-n8ns-ai-agent': 'docs/nodes.md',
 	'pick-signatures-and-templates-by-name-sms-14': 'docs/nodes.md',
+	'content-checks': 'docs/nodes.md',
+	'send-window': 'docs/nodes.md',
+	budgets: 'docs/money.md',
+	'setup-in-the-gateway-console': 'docs/nodes.md',
+	'callback-security': 'docs/nodes.md',
+	'shared-redis': 'docs/credential.md',
 	'at-most-once-and-how-long-each-memory-lives': 'docs/at-most-once.md',
 	'delivery-reports-tied-to-their-send': 'docs/delivery-reports.md',
 };

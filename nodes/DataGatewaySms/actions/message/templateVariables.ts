@@ -45,12 +45,11 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 }
 
 /**
- * Shown until a template is chosen. n8n reloads this form when the template changes only if it can
- * work out every expression of the node (seen in n8n 2.41: a Phone Number of {{ $json.phone }}
- * before the previous nodes ran keeps this notice), so it says how to reload.
+ * Shown until a template is chosen: one line. n8n reloads this form when the template changes only
+ * if it can work out every expression of the node (seen in n8n 2.41: a Phone Number of
+ * {{ $json.phone }} before the previous nodes ran keeps this text), so it says how to reload.
  */
-export const CHOOSE_FIRST =
-	'Choose the template first (a fixed one, not an expression): its variables then appear here. Still this text after choosing? Click Execute previous nodes (n8n reloads this form only when it can work out the expressions above), or close and reopen this node.';
+export const CHOOSE_FIRST = 'Pick a template above: its variables appear here. Still this text? Click Execute previous nodes, or reopen this node.';
 
 /** The gateway's words about a template it would not give: "not found" when it says so, else quoted. */
 function unreadNotice(templateId: number, failure: GatewayFailure): string {

@@ -65,7 +65,7 @@ const clockOfRun = new WeakMap<SendRun, Promise<number>>();
  * says when the window opens; its `details` (errorItems.ts) carry `opensAt` for a Wait node.
  */
 export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendOptions: IDataObject): Promise<void> {
-	const reading = readSendWindow(sendOptions);
+	const reading = readSendWindow(sendOptions, run.node.typeVersion);
 	if (reading.problem) throw inputError(run.ctx.getNode(), itemIndex, reading.problem.field, reading.problem.problem, reading.problem.fix);
 	if (!reading.window) return;
 	let now = clockOfRun.get(run);
