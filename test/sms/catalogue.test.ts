@@ -222,3 +222,28 @@ describe("npm start's sandbox", () => {
 		expect((await list('template')).map((entry) => entry.name)).toEqual([`通知 · #${templateWithoutVariablesId} · 您的订单已发货，请注意查收。`, `验证码 · #${templateId} · 您的验证码是\${code}，5分钟内有效。`]);
 	});
 });
+
+describe('values survive a template change (issue 42)', () => {
+	/** The editor's calls for one node, `parameters` as the form holds them at that moment. */
+	const nodeForm = (parameters: Record<string, unknown>) =>
+		({ ...formContext(parameters), getNode: () => ({ id: 'node-keeps-values', name: 'Send Code', typeVersion: 1.5, parameters: {} }) as unknown as INode }) as ILoadOptionsFunctions;
+	const picked = (id: string) => ({ __rl: true, mode: 'list', value: id });
+
+	it('a value typed for ${code} comes back when the template changes to one without it and back; the one without names it as kept', async () => {
+		const { templateId, templateWithoutVariablesId } = emulator.demo;
+		const typed = { templateId: picked(String(templateId)), templateVariables: { mappingMode: 'defineBelow', value: { code: '={{ $json.code }}' } } };
+		// The user opens the Template list to pick another: the form's values travel with the request.
+		await sms.methods.listSearch[SEARCH_METHODS.template].call(nodeForm(typed));
+		// n8n empties the variables (value null) and asks for the new template's fields.
+		const other = await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(nodeForm({ templateId: picked(String(templateWithoutVariablesId)), templateVariables: { value: null } }));
+		expect(other.fields).toEqual([]);
+		expect(other.emptyFieldsNotice).toMatch(/ Not in this template: \$\{code\}; its value is kept for a template that uses it\.$/);
+		const back = await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(nodeForm({ templateId: picked(String(templateId)), templateVariables: { value: null } }));
+		expect(back.fields).toEqual([expect.objectContaining({ id: 'code', defaultValue: '={{ $json.code }}' })]);
+	});
+
+	it('another node starts with empty fields', async () => {
+		const fields = await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(formContext({ templateId: String(emulator.demo.templateId) }));
+		expect(fields.fields).toEqual([expect.objectContaining({ id: 'code', defaultValue: null })]);
+	});
+});

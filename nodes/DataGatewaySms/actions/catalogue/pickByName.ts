@@ -3,6 +3,7 @@ import type { IDisplayOptions, ILoadOptionsFunctions, INodeListSearchItems, INod
 import { REVIEW_STATUS_LABELS } from '../../../shared/gateway/catalog';
 import { readCatalogue, type CatalogueEntry, type CatalogueKind } from '../../../shared/store/reviewedCatalogue';
 import { readmeUrl } from '../../../shared/n8n/readmeLink';
+import { noteVariableValues } from '../message/variableValues';
 import { catalogueAccount, catalogueStore } from './access';
 
 /** The listSearch methods behind the pickers' "From List". */
@@ -107,5 +108,7 @@ export async function searchSignatures(this: ILoadOptionsFunctions, filter?: str
 }
 
 export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	// Opening this list is how a template is changed: the variables typed so far are noted first.
+	noteVariableValues(this);
 	return await searchCatalogue(this, 'template', filter);
 }

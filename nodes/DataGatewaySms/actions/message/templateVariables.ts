@@ -6,6 +6,7 @@ import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH, REVIEW_STATUS_LABELS
 import { templateSchema, type Template } from '../../../shared/gateway/schemas/sms';
 import { sightingOf } from '../../../shared/store/reviewedCatalogue';
 import { noteSightings, saysNotFound } from '../catalogue/access';
+import { noteVariableValues, valuesLeftAside } from './variableValues';
 import { idValue } from '../catalogue/pickByName';
 import { CREDENTIAL_TYPE } from '../../../shared/gateway/account';
 import { GatewayClient } from '../../../shared/transport/gatewayClient';
@@ -67,6 +68,8 @@ const named = (templateId: number, template: Template) => `Template ${templateId
  * so here already, with its text.
  */
 export async function templateVariableFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	// Values typed before a template change, given back to fields of the same name (variableValues.ts).
+	const keptValues = noteVariableValues(this);
 	const raw = String(idValue(this.getCurrentNodeParameter('templateId')) ?? '').trim();
 	const templateId = Number(raw);
 	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
@@ -97,8 +100,8 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 	}
 	const names = [...new Set(templateVariableNames(content))];
 	return {
-		fields: names.map((name) => ({ id: name, displayName: name, required: true, defaultMatch: false, canBeUsedToMatch: false, display: true, type: 'string' })),
-		emptyFieldsNotice: `${named(templateId, template)} has no variables: nothing to fill in. It reads: ${content}`,
+		fields: names.map((name) => ({ id: name, displayName: name, required: true, defaultMatch: false, canBeUsedToMatch: false, display: true, type: 'string', defaultValue: keptValues[name] ?? null })),
+		emptyFieldsNotice: `${named(templateId, template)} has no variables: nothing to fill in. It reads: ${content}${valuesLeftAside(keptValues, names)}`,
 	};
 }
 
