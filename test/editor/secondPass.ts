@@ -154,7 +154,7 @@ export async function checkTriggerUrl(page: Page, rest: N8nRest, url: string): P
 	await page.goto(`${url}/workflow/${workflow.id}`);
 	await openNode(page, 'SMS Events');
 	const panel = page.locator('[data-test-id="ndv"]');
-	await panel.getByText(/If the URLs above start with http:\/\/localhost/).waitFor();
+	await panel.getByText(/A localhost URL needs WEBHOOK_URL/).waitFor();
 	const urls = panel.getByText(/Webhook URLs/).first();
 	if (await urls.isVisible().catch(() => false)) await urls.click();
 	await panel.getByText(new RegExp(`/data-gateway-sms/${TOKEN}`)).first().waitFor({ timeout: 10_000 });
