@@ -7,7 +7,7 @@ import * as optOut from './actions/optOut';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
 import { searchSignatures, searchTemplates, SEARCH_METHODS } from './actions/catalogue/pickByName';
-import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
+import { PRICES_YUAN } from '../shared/gateway/catalog';
 import { priceNotice } from '../shared/n8n/priceNotice';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
@@ -35,8 +35,8 @@ export class DataGatewaySms implements INodeType {
 				{ name: 'Template', value: 'template' },
 			]),
 			priceNotice(
-				// One line: the form's only notice by default (at most once, the Repeat Window: Options and docs).
-				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters, ${LONG_SEGMENT_CHARS} when longer); all else free`,
+				// One line at 1440 x 900: the form's only notice by default (segments and the Repeat Window: Options and docs).
+				`Send ${PRICES_YUAN.smsSegment} yuan per segment, all else free`,
 				'data-gateway-sms',
 			),
 			{

@@ -57,7 +57,7 @@ export async function checkSmsForm(page: Page, rest: N8nRest, url: string, crede
 	await openNode(page, 'SMS');
 	const panel = page.locator('[data-test-id="ndv"]');
 	try {
-		await panel.getByText(/Prices: Send 0\.035 yuan per delivered segment/).waitFor();
+		await panel.getByText(/Prices: Send 0\.035 yuan per segment/).waitFor();
 		// "From the Template" is the default: the resource mapper lists the template's one variable by its name.
 		await panel.locator('[data-test-id="mapping-fields-container"]').getByText('code', { exact: true }).first().waitFor({ timeout: 30_000 });
 	} finally {

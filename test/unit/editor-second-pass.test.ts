@@ -98,8 +98,8 @@ describe('the SMS form', () => {
 	it('a notice shows each operation\'s price, from the catalog', () => {
 		const notice = byName('priceNotice')[0];
 		expect(notice.type).toBe('notice');
-		expect(notice.displayName).toContain(`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment`);
-		expect(notice.displayName).toMatch(/; all else free\. /);
+		expect(notice.displayName).toContain(`Send ${PRICES_YUAN.smsSegment} yuan per segment`);
+		expect(notice.displayName).toMatch(/^Prices: Send 0\.035 yuan per segment, all else free\. </);
 	});
 
 	it('from version 1.2 Template Variables opens on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {

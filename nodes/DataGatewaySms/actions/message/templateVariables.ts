@@ -46,11 +46,19 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 }
 
 /**
- * Shown until a template is chosen: one line. n8n reloads this form when the template changes only
+ * Shown until a template is chosen, when the node holds an expression (a new node's form shows
+ * nothing there: the Template field is flagged as required). n8n reloads this form when the template changes only
  * if it can work out every expression of the node (seen in n8n 2.41: a Phone Number of
  * {{ $json.phone }} before the previous nodes ran keeps this text), so it says how to reload.
  */
 export const CHOOSE_FIRST = 'Pick a template above: its variables appear here. Still this text? Click Execute previous nodes, or reopen this node.';
+
+/** Whether any of the node's parameters is an expression (`={{ … }}`), at any depth. */
+function holdsExpression(value: unknown): boolean {
+	if (typeof value === 'string') return value.startsWith('=');
+	if (value !== null && typeof value === 'object') return Object.values(value).some(holdsExpression);
+	return false;
+}
 
 /** The gateway's words about a template it would not give: "not found" when it says so, else quoted. */
 function unreadNotice(templateId: number, failure: GatewayFailure): string {
@@ -73,7 +81,9 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 	const raw = String(idValue(this.getCurrentNodeParameter('templateId')) ?? '').trim();
 	const templateId = Number(raw);
 	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
-		return { fields: [], emptyFieldsNotice: CHOOSE_FIRST };
+		// Said only where it helps: a template given as an expression, or an expression n8n may not work out on reload.
+		const mayNotReload = raw.startsWith('=') || holdsExpression(this.getCurrentNodeParameters?.());
+		return { fields: [], emptyFieldsNotice: mayNotReload ? CHOOSE_FIRST : '' };
 	}
 	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)));
 	let template: Template;

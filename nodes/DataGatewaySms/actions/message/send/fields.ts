@@ -8,6 +8,7 @@ import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
 import { readmeLink } from '../../../../shared/n8n/readmeLink';
 import { pickerField } from '../../catalogue/pickByName';
+import { referenceOption } from '../reference';
 import { phoneNumberField } from '../../phoneField';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
@@ -100,6 +101,7 @@ const RECORDS_OPTIONS: INodeProperties[] = [
 		default: 10,
 		description: `Another execution of this node does not resend the same message (number, signature, template, variables) within this many minutes, so a retried execution texts no one twice. 0: off. ${more('at-most-once-and-how-long-each-memory-lives')}`,
 	},
+	referenceOption,
 ];
 
 /** The fields of Send, shared by Send and Send and Check Delivery. */
