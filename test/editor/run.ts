@@ -176,7 +176,7 @@ async function main() {
 			});
 		}
 
-		await check("the trigger's notices are two short lines and name the editor's own buttons", async () => {
+		await check("the trigger's notices name the gateway setting and the editor's own buttons", async () => {
 			await page.goto(`${sandbox.url}/workflow/dgwExampleDeliveryReports`);
 			await openNode(page, 'Delivery Report');
 			const panel = page.locator('[data-test-id="ndv"]');

@@ -178,13 +178,14 @@ describe('the form says what it read', () => {
 });
 
 describe('the form before a template is chosen (seen in the editor walk-through)', () => {
-	it('before a template is chosen, the notice says how to reload the form when n8n may not (an expression in the node); a new node shows none', async () => {
+	it('before a template is chosen the area stays empty (n8n sends resolved parameters, so the method cannot tell a reload may fail); the field hint says what to do', async () => {
 		const form = (parameters: Record<string, unknown>) => ({ ...formContext(parameters), getCurrentNodeParameters: () => parameters }) as unknown as ILoadOptionsFunctions;
 		const notPicked = { templateId: { __rl: true, mode: 'list', value: '' } };
-		const notice = (await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(form({ ...notPicked, phone: '={{ $json.phone }}' }))).emptyFieldsNotice;
 		expect((await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(form({ ...notPicked, phone: '13900035010' }))).emptyFieldsNotice).toBe('');
-		expect(notice).toBe(CHOOSE_FIRST);
-		expect(notice).toMatch(/Still this text\? Click Execute previous nodes, or reopen this node\.$/);
+		const asExpression = (await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(form({ templateId: '={{ $json.template }}' }))).emptyFieldsNotice;
+		expect(asExpression).toBe(CHOOSE_FIRST);
+		const mode = sms.description.properties.find((property) => property.name === 'variablesInput' && property.default === 'template');
+		expect(mode?.hint).toBe('Variables appear below once a template is picked; if not, click Execute previous nodes');
 	});
 });
 

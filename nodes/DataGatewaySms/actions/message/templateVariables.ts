@@ -46,19 +46,12 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 }
 
 /**
- * Shown until a template is chosen, when the node holds an expression (a new node's form shows
- * nothing there: the Template field is flagged as required). n8n reloads this form when the template changes only
+ * Shown for a template given as an expression (a new node's form shows nothing there: the Template
+ * field is flagged as required). n8n reloads this form when the template changes only
  * if it can work out every expression of the node (seen in n8n 2.41: a Phone Number of
  * {{ $json.phone }} before the previous nodes ran keeps this text), so it says how to reload.
  */
 export const CHOOSE_FIRST = 'Pick a template above: its variables appear here. Still this text? Click Execute previous nodes, or reopen this node.';
-
-/** Whether any of the node's parameters is an expression (`={{ … }}`), at any depth. */
-function holdsExpression(value: unknown): boolean {
-	if (typeof value === 'string') return value.startsWith('=');
-	if (value !== null && typeof value === 'object') return Object.values(value).some(holdsExpression);
-	return false;
-}
 
 /** The gateway's words about a template it would not give: "not found" when it says so, else quoted. */
 function unreadNotice(templateId: number, failure: GatewayFailure): string {
@@ -81,9 +74,9 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 	const raw = String(idValue(this.getCurrentNodeParameter('templateId')) ?? '').trim();
 	const templateId = Number(raw);
 	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
-		// Said only where it helps: a template given as an expression, or an expression n8n may not work out on reload.
-		const mayNotReload = raw.startsWith('=') || holdsExpression(this.getCurrentNodeParameters?.());
-		return { fields: [], emptyFieldsNotice: mayNotReload ? CHOOSE_FIRST : '' };
+		// A template given as an expression is told to pick a fixed one; otherwise the area stays empty
+		// (the Template field is flagged, and the Template Variables field's hint says what to do).
+		return { fields: [], emptyFieldsNotice: raw.startsWith('=') ? CHOOSE_FIRST : '' };
 	}
 	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)));
 	let template: Template;
@@ -156,6 +149,7 @@ export function variablesInputFields(show: Record<string, string[]>): INodePrope
 	};
 	return [
 		{ ...field, displayOptions: { show: { ...show, ...BEFORE_1_2 } } },
-		{ ...field, default: 'template', displayOptions: { show: { ...show, ...FROM_1_2 } } },
+		// A hint, not a notice: n8n may not reload the variables after a pick when it cannot work out an expression of the node.
+		{ ...field, default: 'template', hint: 'Variables appear below once a template is picked; if not, click Execute previous nodes', displayOptions: { show: { ...show, ...FROM_1_2 } } },
 	];
 }
