@@ -32,8 +32,8 @@ async function branches(type: INodeType, parameters: INodeParameters, items: IDa
 const pairedIndexes = (items: INodeExecutionData[]) => items.map((item) => (item.pairedItem as { item: number }).item);
 
 describe('new versions: the Error branch carries the failed item\'s input beside the error', () => {
-	it('the newest versions keep the input: SMS, Enterprise and Telephone 1.4, Vehicle 1.3', () => {
-		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.4, 1.4, 1.4, 1.3]);
+	it('the newest versions keep the input: SMS 1.5, Enterprise and Telephone 1.4, Vehicle 1.3', () => {
+		expect([sms, enterprise, telephone, vehicle].map((type) => type.description.defaultVersion)).toEqual([1.5, 1.4, 1.4, 1.3]);
 	});
 
 	/** n8n's convention from SMS, Enterprise and Telephone 1.4, Vehicle 1.3: message is the error, details.fix the fix. */

@@ -56,6 +56,11 @@ const ACTIONS: Record<string, { type: INodeType; saved: Record<string, Saved> }>
 				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'id', value: emulator.demo.templateId }),
 				item: { phone: '13900035105' },
 			},
+			// 1.5: the same form; Reference and Send Window moved or gained a choice, both left unset here.
+			'1.5': {
+				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'list', value: emulator.demo.templateId }),
+				item: { phone: '13900035106' },
+			},
 		},
 	},
 };
