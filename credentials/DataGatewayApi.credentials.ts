@@ -2,6 +2,7 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_LIMITER_SETTINGS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SECONDS } from '../nodes/shared/transport/defaults';
 import { TELEPHONE_FREE_DAILY_CALLS } from '../nodes/shared/gateway/catalog';
+import { readmeLink } from '../nodes/shared/n8n/readmeLink';
 
 /**
  * The gateway's appCode and how to reach the gateway. The nodes test it with a free call to the
@@ -17,7 +18,15 @@ export class DataGatewayApi implements ICredentialType {
 
 	documentationUrl = 'https://github.com/data-gateway/n8n-nodes-data-gateway#credentials';
 
+	// Four sections, each opened by a one-line heading (a notice: n8n has no credential sections and
+	// nesting the fields would change what saved credentials hold). A new field goes into its section.
 	properties: INodeProperties[] = [
+		{
+			displayName: '<b>Connection</b>: your gateway account and how calls reach it',
+			name: 'connectionSection',
+			type: 'notice',
+			default: '',
+		},
 		{
 			displayName: 'App Code',
 			name: 'appCodeSecret',
@@ -89,13 +98,19 @@ export class DataGatewayApi implements ICredentialType {
 			hint: '0 = adapt to the gateway: slow down when it answers 429',
 		},
 		{
+			displayName: `<b>Money</b>: 0 turns each off. Budgets hold for the whole gateway account, across workflows and n8n processes. ${readmeLink('budgets')}`,
+			name: 'moneySection',
+			type: 'notice',
+			default: '',
+		},
+		{
 			displayName: 'Max Spend per Execution (Yuan)',
 			name: 'maxSpendPerExecution',
 			type: 'number',
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description: 'A node that would pass this spend in one execution stops before its paid calls',
-			hint: '0 = no cap',
+			hint: 'Per execution, counted in the process that runs it. 0 = no cap.',
 		},
 		{
 			displayName: 'Daily Budget (Yuan)',
@@ -104,7 +119,7 @@ export class DataGatewayApi implements ICredentialType {
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description: 'Spend of this account per China day, over all executions, workflows and n8n processes; a paid call that could pass it is refused',
-			hint: '0 = no budget; resets at 00:00 China time',
+			hint: "This account's spend in all n8n processes, kept in the shared store (Redis, else n8n's SQLite file); resets 00:00 China time. 0 = none.",
 		},
 		{
 			displayName: 'Monthly Budget (Yuan)',
@@ -113,7 +128,13 @@ export class DataGatewayApi implements ICredentialType {
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description: 'Spend of this account per China month, over all executions, workflows and n8n processes; a paid call that could pass it is refused',
-			hint: '0 = no budget; resets on the 1st at 00:00 China time',
+			hint: "This account's spend in all n8n processes, kept in the shared store (Redis, else n8n's SQLite file); resets on the 1st. 0 = none.",
+		},
+		{
+			displayName: '<b>Telephone plan</b>: how the Telephone node counts the day\'s free identifications',
+			name: 'telephoneSection',
+			type: 'notice',
+			default: '',
 		},
 		{
 			displayName: 'Telephone Plan',
@@ -145,13 +166,19 @@ export class DataGatewayApi implements ICredentialType {
 			displayOptions: { show: { telephonePlan: ['freeQuota'] } },
 		},
 		{
+			displayName: `<b>Shared Redis</b> (optional): one rate limit across n8n processes. Without it, limits are per process; budgets, send records and opt-outs still hold. ${readmeLink('shared-redis')}`,
+			name: 'redisSection',
+			type: 'notice',
+			default: '',
+		},
+		{
 			displayName: 'Shared Redis URL for Limits and Send Records',
 			name: 'sharedLimitRedisUrl',
 			type: 'string',
 			default: '',
 			placeholder: 'redis://127.0.0.1:6379/0',
 			description:
-				"A Redis every n8n process reaches (in queue mode, the Redis n8n already uses for its queue will do) for the rate limits and SMS send records; redis:// or rediss:// (TLS), /db picks the database. Empty: rate limits per process, send records in n8n's database.",
+				'A Redis every n8n process reaches (in queue mode, the Redis n8n already uses for its queue will do), for shared rate limits and records; redis:// or rediss:// (TLS), /db picks the database',
 		},
 		{
 			displayName: 'Shared Redis Password',

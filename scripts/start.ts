@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { startEmulator, type Emulator } from '../test/emulator/server';
 import { CACHE_DIR, ensureRuntime, packPackage, REPO_ROOT, setupOwner, startN8n, type RunningN8n } from './n8n-runtime';
 import { credentialNameFor, prepareSandbox, READY_LINE, SANDBOX_OWNER, webhookPathOf } from './sandbox';
+import { seedDemoCatalogue } from './seedCatalogue';
 
 /** An error whose message is the whole story: printed without a stack. */
 class StartError extends Error {}
@@ -107,6 +108,10 @@ async function main() {
 		rmSync(packDir, { recursive: true, force: true }),
 	);
 	if (stopping) return;
+	// The SMS node's Signature and Template lists open with the emulator's approved demo objects.
+	const seeded = realGateway
+		? undefined
+		: await seedDemoCatalogue(sandboxDir, gatewayUrl, appCode, emulator.demo).catch((error: unknown) => `not seeded: ${error instanceof Error ? error.message : String(error)}`);
 	console.log('Starting n8n…');
 	const n8n = await startN8n(runtime, environment);
 	running.n8n = n8n;
@@ -141,6 +146,7 @@ async function main() {
 		`  ${login}`,
 		`  Gateway: ${realGateway ? `${gatewayUrl} (credential "${credentialName}")` : `emulator at ${emulator.url} (credential "${credentialName}"; ledger: ${emulator.url}/__emulator/ledger)`}`,
 		`  Notifications from the examples: ${notificationUrl} (GET lists them)`,
+		...(seeded ? [`  SMS lists: ${seeded}`] : []),
 		`  Sandbox: ${sandboxDir}${fresh ? ' (new)' : ` (kept${importedIds.length ? `; examples added: ${importedIds.length}` : ''})`}; npm start -- --reset starts over`,
 		`  Runtime cache: ${CACHE_DIR}`,
 	];

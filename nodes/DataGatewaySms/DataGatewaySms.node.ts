@@ -7,7 +7,7 @@ import * as optOut from './actions/optOut';
 import { TEMPLATE_VARIABLES_METHOD, templateVariableFields } from './actions/message/templateVariables';
 import { router } from './actions/router';
 import { searchSignatures, searchTemplates, SEARCH_METHODS } from './actions/catalogue/pickByName';
-import { LONG_SEGMENT_CHARS, PRICES_YUAN, SINGLE_SEGMENT_MAX_CHARS } from '../shared/gateway/catalog';
+import { PRICES_YUAN } from '../shared/gateway/catalog';
 import { priceNotice } from '../shared/n8n/priceNotice';
 import * as signature from './actions/signature';
 import * as template from './actions/template';
@@ -15,7 +15,7 @@ import * as usage from './actions/usage';
 
 export class DataGatewaySms implements INodeType {
 	description: INodeTypeDescription = {
-		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name, error-branch items say the error in `message` and the fix in `details`; 1.5: an opted-out number, or a message its Send Window closed on, is an item with `sent: false` and why, and forbidden content is refused by default. Saved nodes keep their form.
+		// 1.2: Template Variables opens on "From the Template"; 1.3: failed items on the error output keep the item's input; 1.4: Check Pending Deliveries writes its dates in China time, Signature and Template are picked by name, error-branch items say the error in `message` and the fix in `details`; 1.5: see NODE_VERSIONS_TO_1_5. Saved nodes keep their form.
 		...nodeSkeleton('action', NODE_VERSIONS_TO_1_5),
 		displayName: 'Data Gateway SMS',
 		name: 'dataGatewaySms',
@@ -37,16 +37,10 @@ export class DataGatewaySms implements INodeType {
 				{ name: 'Usage', value: 'usage' },
 			]),
 			priceNotice(
-				`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment (${SINGLE_SEGMENT_MAX_CHARS} characters; ${LONG_SEGMENT_CHARS} each when longer). Preview, Get Status, the opt-out list, signatures and templates: free`,
+				// One line at 1440 x 900: the form's only notice by default (segments and the Repeat Window: Options and docs).
+				`Send ${PRICES_YUAN.smsSegment} yuan per segment, all else free`,
 				'data-gateway-sms',
 			),
-			{
-				displayName: `Each item is texted at most once: Retry On Fail does not send it twice, nor does a retried execution while Options > Repeat Window (Minutes) is above 0. ${readmeLink('at-most-once-and-how-long-each-memory-lives', 'How')}`,
-				name: 'atMostOnceNotice',
-				type: 'notice',
-				default: '',
-				displayOptions: { show: { resource: ['message'], operation: ['send', 'sendAndCheck'] } },
-			},
 			{
 				// Only in the AI Agent tool variant (n8n's '@tool'), where a model may repeat a call.
 				displayName: `Each AI tool call is its own run: per-number limits stop repeats, not the Repeat Window. On n8n 1.x, set On Error to Continue so the model reads refusals. ${readmeLink('as-a-tool-of-n8ns-ai-agent', 'More')}`,

@@ -78,37 +78,30 @@ const securityFrom1_1 = (tokenOption: INodeProperties, version: IDisplayOptions[
 });
 
 export const triggerProperties: INodeProperties[] = [
+	// Three notices, each true whatever Security holds (n8n 1.x cannot show a notice by a field inside a
+	// collection, and then refuses to activate the workflow), each linking the section it names.
 	{
-		displayName: `Paste the Production URL (with ?token=… when a URL Token is set) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
+		displayName: `In the gateway console's SMS settings, set the callback URL (回调地址) to the Production URL above (with ?token=… when set), then publish. ${readmeLink('setup-in-the-gateway-console', 'Setup')}`,
 		name: 'setupNotice',
 		type: 'notice',
 		default: '',
 		displayOptions: { show: { '@version': [{ _cnd: { lt: TOKEN_IN_PATH_VERSION } }] } },
 	},
-	// From 1.2 the URL Token is part of the path. The notices cannot follow what Security holds: n8n 1.x
-	// cannot resolve a notice shown by a field inside a collection, and then refuses to activate the workflow.
 	{
-		displayName: `Copy the Production URL above (with its URL Token, when one is set) into the gateway's SMS callback setting, then publish the workflow. ${readmeLink('data-gateway-sms-trigger', 'Setup')}`,
+		displayName: `In the gateway console's SMS settings, set the callback URL (回调地址) to the Production URL above, then publish. A localhost URL needs WEBHOOK_URL. ${readmeLink('setup-in-the-gateway-console', 'Setup')}`,
 		name: 'setupNotice',
 		type: 'notice',
 		default: '',
 		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] } },
 	},
 	{
-		displayName: `Without a Security check any request to this URL is taken as a callback: add a URL Token (or a header, source IPs) under Security. ${readmeLink('data-gateway-sms-trigger', 'Why')}`,
-		name: 'openUrlNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: TOKEN_IN_PATH_VERSION } }] } },
-	},
-	{
-		displayName: `If the URLs above start with http://localhost, the gateway cannot reach them: set WEBHOOK_URL to n8n's public address. ${readmeLink('data-gateway-sms-trigger', 'How')}`,
-		name: 'localhostNotice',
+		displayName: `The gateway signs no callback: a URL Token under Security keeps anyone else from starting this workflow. ${readmeLink('callback-security', 'Security')}`,
+		name: 'securityNotice',
 		type: 'notice',
 		default: '',
 	},
 	{
-		displayName: `The gateway sends each event once: fetch missed ones with the SMS node's Get operations. The Test URL listens only after "Execute step". ${readmeLink('data-gateway-sms-trigger', 'More')}`,
+		displayName: `The gateway sends each event once; Check Pending Deliveries fetches missed reports. The Test URL listens only after "Execute step". ${readmeLink('delivery-reports-tied-to-their-send', 'Missed events')}`,
 		name: 'onceNotice',
 		type: 'notice',
 		default: '',
@@ -187,8 +180,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: DEFAULT_DUPLICATE_WINDOW_SECONDS,
-				description:
-					'The same event (action, ID and status; for a delivery report also its phone number and send time) arriving again within this time gets 200 and starts nothing. Remembered in the workflow static data, so restarts and queue-mode processes share it; 0 turns it off.',
+				description: `The same event (action, ID, status; for a report also its number and send time) arriving again within this time starts nothing. 0: off. ${readmeLink('data-gateway-sms-trigger', 'More')}`,
 			},
 			{
 				displayName: 'Output Rejected Events',
@@ -196,7 +188,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether a callback rejected as malformed or unknown (HTTP 400) still starts the workflow, as an item with event "rejected", rejected: true, the reason and the raw body (first 16 KB), so that a change of the gateway\'s format is noticed. It is always logged as a warning. Requests refused by the Security checks never start it.',
+					'Whether a callback rejected as malformed or unknown (HTTP 400) still starts the workflow, as an item with event "rejected", its reason and raw body, so a format change is noticed',
 			},
 		],
 	},

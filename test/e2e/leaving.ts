@@ -103,7 +103,7 @@ export async function checkLeaving(options: MoneySafetyOptions): Promise<void> {
 	const clockFile = join(mkdtempSync(join(options.environment.userFolder, 'clock-')), 'now');
 	writeFileSync(clockFile, String(Date.parse('2026-11-26T20:59:59+08:00')));
 	const late = numbers(21, 22, 23, 24);
-	const window = { sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 21, endMinute: 0 } } };
+	const window = { sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 21, endMinute: 0, outside: 'refuse' } } };
 	await importFile(options, 'workflow', 'leaving-window', smsWorkflow('dgwLeavingWindow', late, send(window)));
 	emulator.resetLedger();
 	const hold = emulator.holdAnswers('/sms/send');

@@ -77,8 +77,9 @@ export async function checkCredential(page: Page, url: string, credentialName: s
 	await page.locator('[data-test-id="new-credential-type-select-option"]', { hasText: 'Data Gateway API' }).first().click();
 	await page.locator('[data-test-id="new-credential-type-button"]').click();
 	const fields = modal.locator('[data-test-id="credential-connection-parameter"]');
-	await fields.nth(0).locator('input').fill(wrongCode);
-	await fields.nth(1).locator('input').fill(emulatorUrl);
+	// By label: the section headings (notices) come before the fields.
+	await fields.filter({ hasText: /^\s*App Code/ }).first().locator('input').fill(wrongCode);
+	await fields.filter({ hasText: /^\s*Base URL/ }).first().locator('input').fill(emulatorUrl);
 	await page.locator('[data-test-id="credential-save-button"]').click();
 	await modal.getByText(/Couldn.t connect with these settings/).waitFor();
 	await modal.getByText('More details').click();

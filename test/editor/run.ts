@@ -23,6 +23,7 @@ import { screenshot, SCREENSHOTS } from './shots';
 import { checkPreview, checkRefusedWhileListening, checkRepeatWarning, checkSmsForm, checkSubtitlesAndDocs, checkTestUrlGetsSends, checkTriggerUrl } from './secondPass';
 import { checkItemNamedOnce } from './errorItems';
 import { checkCatalogueWalkThrough } from './catalogue';
+import { checkCredentialSections, checkFreshSendForm, checkImportRange, checkTriggerNotices } from './thirdPass';
 import { billHint, checkErrorBranch, openNode, runFromEditor } from './workflows';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -107,7 +108,10 @@ async function main() {
 	log(`sandbox ready in ${Math.round((Date.now() - started) / 1000)} s at ${sandbox.url}`);
 	let browser: Browser | undefined;
 	const failures: string[] = [];
+	// EDITOR_ONLY=thirdPass (or any words of the checks' names) runs only the checks that name it, while iterating.
+	const only = process.env.EDITOR_ONLY?.toLowerCase();
 	const check = async (name: string, run: () => Promise<void>) => {
+		if (only && !only.split(',').some((words) => name.toLowerCase().includes(words.trim()))) return;
 		try {
 			await run();
 			log(`ok: ${name}`);
@@ -130,6 +134,13 @@ async function main() {
 		await signIn(page, sandbox.url);
 
 		const examples = Object.values(loadExamples());
+
+		// Issue 42 first, in the fresh sandbox: nothing has been created or imported yet.
+		const credentialRef = { id: CREDENTIAL_ID, name: credentialNameFor(sandbox.emulatorUrl, true) };
+		await check('third pass: a fresh sandbox lists the demo signature and templates; the Send form is short; a value survives a template change', async () => await checkFreshSendForm(page, rest, sandbox.url, credentialRef));
+		await check('third pass: Import with a range sums up in one item and bills every query', async () => await checkImportRange(page, rest, sandbox.url, credentialRef));
+		await check("third pass: the credential's sections", async () => await checkCredentialSections(page, sandbox.url, credentialRef.name));
+		await check("third pass: the trigger's notices with and without a token", async () => await checkTriggerNotices(page, rest, sandbox.url));
 
 		await check('the node creator finds all five nodes, and each lists its actions', async () => await checkNodeCreator(page, sandbox.url, 'dgwExamplePhones'));
 		await check("the credential's Test passes, and fails clearly with a wrong code", async () => await checkCredential(page, sandbox.url, credentialNameFor(sandbox.emulatorUrl, true), sandbox.emulatorUrl));
@@ -165,11 +176,11 @@ async function main() {
 			});
 		}
 
-		await check("the trigger's notices are two short lines and name the editor's own buttons", async () => {
+		await check("the trigger's notices name the gateway setting and the editor's own buttons", async () => {
 			await page.goto(`${sandbox.url}/workflow/dgwExampleDeliveryReports`);
 			await openNode(page, 'Delivery Report');
 			const panel = page.locator('[data-test-id="ndv"]');
-			await panel.getByText(/Paste the Production URL/).waitFor();
+			await panel.getByText(/In the gateway console.s SMS settings, set the callback URL/).waitFor();
 			const text = await panel.innerText();
 			await screenshot(page, 'trigger-notices');
 			await page.keyboard.press('Escape');

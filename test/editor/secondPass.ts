@@ -57,7 +57,7 @@ export async function checkSmsForm(page: Page, rest: N8nRest, url: string, crede
 	await openNode(page, 'SMS');
 	const panel = page.locator('[data-test-id="ndv"]');
 	try {
-		await panel.getByText(/Prices: Send 0\.035 yuan per delivered segment/).waitFor();
+		await panel.getByText(/Prices: Send 0\.035 yuan per segment/).waitFor();
 		// "From the Template" is the default: the resource mapper lists the template's one variable by its name.
 		await panel.locator('[data-test-id="mapping-fields-container"]').getByText('code', { exact: true }).first().waitFor({ timeout: 30_000 });
 	} finally {
@@ -154,7 +154,7 @@ export async function checkTriggerUrl(page: Page, rest: N8nRest, url: string): P
 	await page.goto(`${url}/workflow/${workflow.id}`);
 	await openNode(page, 'SMS Events');
 	const panel = page.locator('[data-test-id="ndv"]');
-	await panel.getByText(/If the URLs above start with http:\/\/localhost/).waitFor();
+	await panel.getByText(/A localhost URL needs WEBHOOK_URL/).waitFor();
 	const urls = panel.getByText(/Webhook URLs/).first();
 	if (await urls.isVisible().catch(() => false)) await urls.click();
 	await panel.getByText(new RegExp(`/data-gateway-sms/${TOKEN}`)).first().waitFor({ timeout: 10_000 });

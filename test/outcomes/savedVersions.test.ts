@@ -56,9 +56,9 @@ const ACTIONS: Record<string, { type: INodeType; saved: Record<string, Saved> }>
 				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'id', value: emulator.demo.templateId }),
 				item: { phone: '13900035105' },
 			},
-			// 1.5: an opted-out number is skipped with sent false, forbidden content refused by default (leaving.test.ts); this send goes out.
+			// 1.5: an opted-out number is skipped, forbidden content refused by default (leaving.test.ts); Reference and Send Window moved or gained a choice, both left unset here; this send goes out.
 			'1.5': {
-				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'id', value: emulator.demo.templateId }),
+				parameters: () => fromTemplate({ __rl: true, mode: 'list', value: emulator.demo.signatureId, cachedResultName: '数据网关' }, { __rl: true, mode: 'list', value: emulator.demo.templateId }),
 				item: { phone: '13900035106' },
 			},
 		},

@@ -98,6 +98,16 @@ describe('the catalogue fills from what the node does', () => {
 	});
 });
 
+describe('an empty list says how to fill it', () => {
+	it('one entry that picks nothing names Create, Import and where the IDs are; a search without a match says so', async () => {
+		const [guide, ...rest] = await list('signature');
+		expect(rest).toHaveLength(0);
+		expect(guide).toMatchObject({ value: '', url: expect.stringContaining('#pick-signatures-and-templates-by-name-sms-14') });
+		expect(guide.name).toBe("No signatures yet. Fill the list: Signature → Create, or Signature → Import to Catalogue with IDs from the gateway console's SMS settings. Or choose By ID.");
+		expect((await list('template', 'code'))[0].name).toMatch(/^No template matches "code"\. Fill the list: Template → Create/);
+	});
+});
+
 describe('Preview', () => {
 	it('what Preview read is listed by name', async () => {
 		const result = await runSms({ ...sendParameters(emulator), operation: 'preview' }, [{ phone: '13900035010' }]);
@@ -108,15 +118,35 @@ describe('Preview', () => {
 });
 
 describe('Import to Catalogue', () => {
-	it('reads the IDs with the free query, lists the found ones and reports the unknown ones', async () => {
+	const billOf = (result: Awaited<ReturnType<typeof runSms>>) => (result.run.data.resultData.runData.SMS?.[0]?.hints ?? []).map((hint) => hint.message);
+
+	it('reads a list and ranges with the free query, and sums up what it found and what it did not in one item (1.5)', async () => {
 		const result = await runSms({ resource: 'template', operation: 'import', ids: `${emulator.demo.templateId}, 900000-900002` });
 		expect(result.error).toBeUndefined();
-		const [output] = result.json();
-		expect(output).toMatchObject({ read: 4, imported: 1, found: [{ id: String(emulator.demo.templateId), statusLabel: 'approved' }] });
-		expect((output.notFound as IDataObject[]).map((entry) => entry.id)).toEqual(['900000', '900001', '900002']);
-		expect((output.notFound as IDataObject[])[0].message).toMatch(/not found/);
+		const [output, ...more] = result.json();
+		expect(more).toHaveLength(0);
+		expect(output).toMatchObject({ read: 4, imported: 1, found: [{ id: String(emulator.demo.templateId), statusLabel: 'approved' }], notFound: '900000-900002' });
+		expect(output.summary).toBe(
+			`Found 1 of 4 template IDs: ${emulator.demo.templateId} "验证码". Not found: 900000-900002; the gateway console's SMS settings list your templates with their IDs.`,
+		);
+		expect(output.gatewaySaid).toMatch(/not found/);
 		expect((await list('template')).map((entry) => entry.value)).toEqual([String(emulator.demo.templateId)]);
 		expect(emulator.ledger().byPath['/sms/query_template']).toMatchObject({ calls: 4, billedCalls: 0 });
+	});
+
+	it('its bill counts every query the gateway received, found or not (50 IDs: 50 free calls, not 1)', async () => {
+		const result = await runSms({ resource: 'signature', operation: 'import', ids: '1-50' });
+		expect(queries('/sms/query_sign')).toBe(50);
+		expect(billOf(result)).toContain('50 free calls, 0 yuan; 0 found; 50 not found');
+		expect(result.json()[0]).toMatchObject({ read: 50, imported: 0, notFound: '1-50' });
+	});
+
+	it('nodes saved with 1.4 keep one entry per ID not found, with the gateway words', async () => {
+		const result = await runSms({ resource: 'template', operation: 'import', ids: `${emulator.demo.templateId}, 900000-900002` }, [{}], 1.4);
+		const [output] = result.json();
+		expect(output.summary).toBeUndefined();
+		expect((output.notFound as IDataObject[]).map((entry) => entry.id)).toEqual(['900000', '900001', '900002']);
+		expect((output.notFound as IDataObject[])[0].message).toMatch(/not found/);
 	});
 
 	it(`refuses more than ${MAX_IMPORT_IDS} IDs a run, and a bad range, before any query`, async () => {
@@ -148,10 +178,14 @@ describe('the form says what it read', () => {
 });
 
 describe('the form before a template is chosen (seen in the editor walk-through)', () => {
-	it('before a template is chosen, the notice says how to reload the form when n8n does not', async () => {
-		const notice = (await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(formContext({ templateId: { __rl: true, mode: 'list', value: '' } }))).emptyFieldsNotice;
-		expect(notice).toBe(CHOOSE_FIRST);
-		expect(notice).toMatch(/Still this text after choosing\? Click Execute previous nodes .*or close and reopen this node\.$/);
+	it('before a template is chosen the area stays empty (n8n sends resolved parameters, so the method cannot tell a reload may fail); the field hint says what to do', async () => {
+		const form = (parameters: Record<string, unknown>) => ({ ...formContext(parameters), getCurrentNodeParameters: () => parameters }) as unknown as ILoadOptionsFunctions;
+		const notPicked = { templateId: { __rl: true, mode: 'list', value: '' } };
+		expect((await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(form({ ...notPicked, phone: '13900035010' }))).emptyFieldsNotice).toBe('');
+		const asExpression = (await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(form({ templateId: '={{ $json.template }}' }))).emptyFieldsNotice;
+		expect(asExpression).toBe(CHOOSE_FIRST);
+		const mode = sms.description.properties.find((property) => property.name === 'variablesInput' && property.default === 'template');
+		expect(mode?.hint).toBe('Variables appear below once a template is picked; if not, click Execute previous nodes');
 	});
 });
 
@@ -179,5 +213,41 @@ describe('Send picks by name in 1.4; saved nodes keep their ID fields', () => {
 		const result = await runSms(typeVersion === 1 ? parameters : { ...parameters, signId: String(parameters.signId), templateId: String(parameters.templateId) }, [{ phone: '13900035003' }], typeVersion);
 		expect(result.error).toBeUndefined();
 		expect(result.json()[0]).toMatchObject({ taskId: expect.any(String), phone: '13900035003' });
+	});
+});
+
+describe("npm start's sandbox", () => {
+	it("opens with the emulator's approved demo signature and templates in the lists, by name", async () => {
+		const { seedDemoCatalogue } = await import('../../scripts/seedCatalogue');
+		const said = await seedDemoCatalogue(String(process.env.N8N_USER_FOLDER), emulator.url, emulator.demo.appCode, emulator.demo);
+		const { signatureId, templateId, templateWithoutVariablesId } = emulator.demo;
+		expect(said).toBe(`signature ${signatureId} "数据网关"; templates ${templateId} "验证码", ${templateWithoutVariablesId} "通知"`);
+		expect((await list('signature')).map((entry) => entry.name)).toEqual([`数据网关 · #${signatureId}`]);
+		expect((await list('template')).map((entry) => entry.name)).toEqual([`通知 · #${templateWithoutVariablesId} · 您的订单已发货，请注意查收。`, `验证码 · #${templateId} · 您的验证码是\${code}，5分钟内有效。`]);
+	});
+});
+
+describe('values survive a template change (issue 42)', () => {
+	/** The editor's calls for one node, `parameters` as the form holds them at that moment. */
+	const nodeForm = (parameters: Record<string, unknown>) =>
+		({ ...formContext(parameters), getNode: () => ({ id: 'node-keeps-values', name: 'Send Code', typeVersion: 1.5, parameters: {} }) as unknown as INode }) as ILoadOptionsFunctions;
+	const picked = (id: string) => ({ __rl: true, mode: 'list', value: id });
+
+	it('a value typed for ${code} comes back when the template changes to one without it and back; the one without names it as kept', async () => {
+		const { templateId, templateWithoutVariablesId } = emulator.demo;
+		const typed = { templateId: picked(String(templateId)), templateVariables: { mappingMode: 'defineBelow', value: { code: '={{ $json.code }}' } } };
+		// The user opens the Template list to pick another: the form's values travel with the request.
+		await sms.methods.listSearch[SEARCH_METHODS.template].call(nodeForm(typed));
+		// n8n empties the variables (value null) and asks for the new template's fields.
+		const other = await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(nodeForm({ templateId: picked(String(templateWithoutVariablesId)), templateVariables: { value: null } }));
+		expect(other.fields).toEqual([]);
+		expect(other.emptyFieldsNotice).toMatch(/ Not in this template: \$\{code\}; its value is kept for a template that uses it\.$/);
+		const back = await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(nodeForm({ templateId: picked(String(templateId)), templateVariables: { value: null } }));
+		expect(back.fields).toEqual([expect.objectContaining({ id: 'code', defaultValue: '={{ $json.code }}' })]);
+	});
+
+	it('another node starts with empty fields', async () => {
+		const fields = await sms.methods.resourceMapping[TEMPLATE_VARIABLES_METHOD].call(formContext({ templateId: String(emulator.demo.templateId) }));
+		expect(fields.fields).toEqual([expect.objectContaining({ id: 'code', defaultValue: null })]);
 	});
 });

@@ -58,8 +58,9 @@ function runSms(parameters: INodeParameters, items: IDataObject[] = [{}], execut
 	});
 }
 
+/** From SMS 1.5 Reference is one of Send's options. */
 const send = (items: IDataObject[], extra: INodeParameters = {}, executionId?: string) =>
-	runSms(sendParameters(emulator, { reference: '={{ $json.orderId }}', ...extra }), items, executionId);
+	runSms(sendParameters(emulator, { ...extra, sendOptions: { reference: '={{ $json.orderId }}', ...(extra.sendOptions as IDataObject | undefined) } }), items, executionId);
 const checkPending = (options: INodeParameters = { minAgeMinutes: 0 }, typeVersion?: number) =>
 	runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 24, checkOptions: options }, [{}], undefined, typeVersion);
 
@@ -382,5 +383,14 @@ describe('Check Pending Deliveries', () => {
 		const result = await runSms({ resource: 'message', operation: 'checkPendingDeliveries', sentWithinHours: 100 });
 		expect(result.json()[0].error).toBe('Item 1: Sent Within (Hours) "100" is not a number of hours from 1 to 72');
 		expect(statusQueries()).toBe(0);
+	});
+});
+
+describe('Reference as saved nodes have it (issue 42)', () => {
+	it('a node saved with 1.4 reads Reference from its own field; from 1.5 it is an option of Send', async () => {
+		const saved = await runSms(sendParameters(emulator, { reference: '={{ $json.orderId }}' }), [{ phone: '13900007451', orderId: 'saved-1.4' }], undefined, 1.4);
+		expect(saved.json()[0]).toMatchObject({ reference: 'saved-1.4', taskId: expect.any(String) });
+		const current = await send([{ phone: '13900007452', orderId: 'option-1.5' }]);
+		expect(current.json()[0]).toMatchObject({ reference: 'option-1.5', taskId: expect.any(String) });
 	});
 });

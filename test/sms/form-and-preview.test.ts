@@ -53,8 +53,9 @@ describe('Template Variables "From the Template"', () => {
 	});
 
 	it('says what to do when there is no Template ID yet, or it is an expression, and that a template has no variables', async () => {
-		expect(await loadVariables('')).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/Choose the template first/) });
-		expect((await loadVariables('={{ $json.template }}')).fields).toEqual([]);
+		// A new node shows nothing there (the Template field is flagged); a template given as an expression is told to be fixed.
+		expect(await loadVariables('')).toEqual({ fields: [], emptyFieldsNotice: '' });
+		expect(await loadVariables('={{ $json.template }}')).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/^Pick a template above: its variables appear here\./) });
 		expect(await loadVariables(emulator.demo.templateWithoutVariablesId)).toEqual({ fields: [], emptyFieldsNotice: expect.stringMatching(/has no variables/) });
 		expect(emulator.ledger().byPath['/sms/query_template']?.calls).toBe(1);
 	});
@@ -146,7 +147,7 @@ describe('a repeat of an earlier execution is said as a warning, with how to sen
 		expect(second.json()[0]).toMatchObject({ sent: false, taskId: null });
 		expect(hints(second)).toEqual([
 			{ type: 'info', message: 'No SMS sent; 1 repeat of an earlier execution skipped' },
-			{ type: 'warning', message: expect.stringMatching(/^1 SMS not sent: an earlier execution sent the same message .* set Options > Repeat Window \(Minutes\) to 0\.$/) },
+			{ type: 'warning', message: expect.stringMatching(/^1 SMS not sent: an earlier execution sent the same message .* set Options > Records: Repeat Window \(Minutes\) to 0\.$/) },
 		]);
 		expect(sendCalls()).toBe(1);
 	});

@@ -197,7 +197,8 @@ describe('Refuse Content Warnings', () => {
 });
 
 describe('Send Window', () => {
-	const window = { sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 21, endMinute: 0 } } };
+	const hours = { startHour: 8, startMinute: 0, endHour: 21, endMinute: 0 };
+	const window = { sendWindow: { window: { outside: 'refuse', ...hours } } };
 	const chinaTime = (iso: string) => {
 		const at = Date.parse(`${iso}+08:00`);
 		hostClock.now = () => at;
@@ -230,6 +231,16 @@ describe('Send Window', () => {
 		expect(open.error).toBeUndefined();
 		expect(open.json().map((item) => typeof item.taskId)).toEqual(['string', 'string']);
 		expect(sendRequests()).toBe(2);
+	});
+
+	it('from 1.5, the option as added (Outside These Hours left at Send Anyway) refuses nothing at 23:18; a node saved with 1.4 keeps its window', async () => {
+		chinaTime('2026-11-26T23:18:00');
+		const added = await runSms(send({ sendOptions: { sendWindow: { window: hours } } }), [{ phone: '13900008871' }]);
+		expect(added.error).toBeUndefined();
+		expect(typeof added.json()[0].taskId).toBe('string');
+		const saved = await runSms(send({ sendOptions: { sendWindow: { window: hours } } }), [{ phone: '13900008872' }], undefined, 1.4);
+		expect(saved.error?.message).toMatch(/^Item 1: outside the send window 08:00–21:00 China time/);
+		expect(sendRequests()).toBe(1);
 	});
 
 	it("reads the store's clock once per run, and only when a window is set", async () => {

@@ -190,7 +190,7 @@ describe('a number opted out while the batch is sending is not texted', () => {
 });
 
 describe('a batch running across the end of its Send Window sends nothing after it', () => {
-	const window = { sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 21, endMinute: 0 } } };
+	const window = { sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 21, endMinute: 0, outside: 'refuse' } } };
 	const chinaTime = (iso: string) => {
 		const at = Date.parse(`${iso}+08:00`);
 		hostClock.now = () => at;

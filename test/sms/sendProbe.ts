@@ -21,7 +21,7 @@ const NODE_FILE = join(__dirname, '..', '..', 'nodes', 'DataGatewaySms', 'DataGa
 (async () => {
 	const { DataGatewaySms } = (await import(NODE_FILE)) as typeof import('../../nodes/DataGatewaySms/DataGatewaySms.node');
 	const result = await runWorkflow({
-		steps: [{ name: 'SMS', type: new DataGatewaySms(), parameters: sendParameters({ demo: { signatureId: setting('PROBE_SIGNATURE_ID'), templateId: setting('PROBE_TEMPLATE_ID') } }, { reference: setting('PROBE_REFERENCE') }) }],
+		steps: [{ name: 'SMS', type: new DataGatewaySms(), parameters: sendParameters({ demo: { signatureId: setting('PROBE_SIGNATURE_ID'), templateId: setting('PROBE_TEMPLATE_ID') } }, { sendOptions: { reference: setting('PROBE_REFERENCE') } }) }],
 		items: [{ phone: setting('PROBE_PHONE') }],
 		executionId: 'probe-execution',
 		credentials: { dataGatewayApi: { appCodeSecret: setting('PROBE_APP_CODE'), baseUrl: setting('PROBE_GATEWAY_URL') } },

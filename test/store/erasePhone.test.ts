@@ -46,7 +46,7 @@ function run(type: DataGatewaySms | DataGatewayTelephone, parameters: IDataObjec
 		credentials: { dataGatewayApi: { appCodeSecret: emulator.demo.appCode, baseUrl: emulator.url, ...credential } },
 	});
 }
-const sendBoth = async (credential: IDataObject) => await run(new DataGatewaySms(), sendParameters(emulator, { reference: 'order 1' }), [erased, kept], credential);
+const sendBoth = async (credential: IDataObject) => await run(new DataGatewaySms(), sendParameters(emulator, { sendOptions: { reference: 'order 1' } }), [erased, kept], credential);
 const lookUpBoth = async (credential: IDataObject) =>
 	await run(new DataGatewayTelephone(), { phoneNumber: '={{ $json.phone }}', options: { onlyWhenChanged: true, reuseAnswersHours: 24 } }, [erased, kept], credential);
 

@@ -58,10 +58,21 @@ describe('the SMS Trigger 1.2 notices (issue 35 item 4)', () => {
 			.filter((property) => property.type === 'notice' && NodeHelpers.displayParameter({ security }, property, { typeVersion: 1.2 } as INode, trigger.description))
 			.map((property) => property.displayName);
 
-	it('say the URL carries the token only when one is set, and that without a check any request counts', () => {
-		const notices = shown({});
-		expect(notices.join(' ')).not.toMatch(/Token is part of it/);
-		expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^Copy the Production URL above \(with its URL Token, when one is set\)/), expect.stringMatching(/^Without a Security check any request to this URL is taken as a callback/)]));
+	it('are three, true with and without a URL Token: one setup paragraph naming the gateway setting, security, missed events; each link names its section (issue 42)', () => {
+		const textOf = (notice: string) => notice.replace(/<[^>]+>/g, '').trim();
+		const without = shown({});
+		const withToken = shown({ token: 'a1b2c3' });
+		expect(withToken).toEqual(without);
+		expect(without).toHaveLength(3);
+		expect(textOf(without[0])).toMatch(/^In the gateway console's SMS settings, set the callback URL \(回调地址\) to the Production URL above, then publish\./);
+		// Nothing claims the URL is open, which was stale once a token was set.
+		expect(without.join(' ')).not.toMatch(/Without a Security check|any request to this URL is taken/);
+		const links = without.map((notice) => /href="[^"#]+#([^"]+)"[^>]*>([^<]+)</.exec(notice)?.slice(1));
+		expect(links).toEqual([
+			['setup-in-the-gateway-console', 'Setup'],
+			['callback-security', 'Security'],
+			['delivery-reports-tied-to-their-send', 'Missed events'],
+		]);
 	});
 
 	it('no field is shown or hidden by a field inside a collection: n8n 1.x cannot resolve that and refuses to activate the workflow', () => {
@@ -87,8 +98,8 @@ describe('the SMS form', () => {
 	it('a notice shows each operation\'s price, from the catalog', () => {
 		const notice = byName('priceNotice')[0];
 		expect(notice.type).toBe('notice');
-		expect(notice.displayName).toContain(`Send ${PRICES_YUAN.smsSegment} yuan per delivered segment`);
-		expect(notice.displayName).toMatch(/Preview, Get Status, the opt-out list, signatures and templates: free/);
+		expect(notice.displayName).toContain(`Send ${PRICES_YUAN.smsSegment} yuan per segment`);
+		expect(notice.displayName).toMatch(/^Prices: Send 0\.035 yuan per segment, all else free\. </);
 	});
 
 	it('from version 1.2 Template Variables opens on "From the Template"; 1 and 1.1 keep Key-Value Pairs', () => {
@@ -117,7 +128,7 @@ describe('the SMS form', () => {
 
 	it('Preview has the same fields as Send (switching keeps them), without the sending options and the Reference', () => {
 		const shownFor = (operation: string) => properties.filter((property) => (property.displayOptions?.show?.operation as string[] | undefined)?.includes(operation)).map((property) => property.name);
-		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'atMostOnceNotice', 'agentToolNotice', 'reference'].includes(name)));
+		expect(shownFor('preview')).toEqual(shownFor('send').filter((name) => !['sendOptions', 'agentToolNotice', 'reference'].includes(name)));
 	});
 });
 
@@ -154,5 +165,20 @@ describe('the canvas and the docs links', () => {
 	it("the credential's shared Redis says plainly that queue mode's Redis will do", () => {
 		const description = new DataGatewayApi().properties.find((property) => property.name === 'sharedLimitRedisUrl')?.description;
 		expect(description).toMatch(/^A Redis every n8n process reaches \(in queue mode, the Redis n8n already uses for its queue will do\)/);
+	});
+
+	it('the credential reads in four sections, each a one-line heading; the budgets say they are the account\'s, across processes, and where they are kept', () => {
+		const properties = new DataGatewayApi().properties;
+		const headings = properties.filter((property) => property.type === 'notice').map((property) => property.displayName.replace(/<[^>]+>/g, ''));
+		expect(headings.map((text) => text.split(':')[0])).toEqual(['Connection', 'Money', 'Telephone plan', 'Shared Redis (optional)']);
+		for (const text of headings) expect(text.length).toBeLessThanOrEqual(160);
+		const order = properties.map((property) => property.name);
+		expect(order.indexOf('moneySection')).toBe(order.indexOf('maxSpendPerExecution') - 1);
+		expect(order.indexOf('telephoneSection')).toBe(order.indexOf('telephonePlan') - 1);
+		expect(order.indexOf('redisSection')).toBe(order.indexOf('sharedLimitRedisUrl') - 1);
+		for (const name of ['dailyBudgetYuan', 'monthlyBudgetYuan']) {
+			expect(properties.find((property) => property.name === name)?.hint).toMatch(/^This account's spend in all n8n processes, kept in the shared store \(Redis, else n8n's SQLite file\)/);
+		}
+		expect(headings[3]).toMatch(/Without it, limits are per process; budgets, send records and opt-outs still hold\./);
 	});
 });

@@ -53,8 +53,8 @@ describe('checkSendWindow', () => {
 	});
 
 	it('23:59 is an edge like any other (issue 41): until 23:59, the last minute of the day is outside; from 23:59, inside', () => {
-		expect(readSendWindow({ sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 23, endMinute: 59 } } })).toEqual({ window: hours('08:00', '23:59') });
-		expect(readSendWindow({ sendWindow: { window: { startHour: 23, startMinute: 59, endHour: 6, endMinute: 0 } } })).toEqual({ window: hours('23:59', '06:00') });
+		expect(readSendWindow({ sendWindow: { window: { startHour: 8, startMinute: 0, endHour: 23, endMinute: 59, outside: 'refuse' } } })).toEqual({ window: hours('08:00', '23:59') });
+		expect(readSendWindow({ sendWindow: { window: { startHour: 23, startMinute: 59, endHour: 6, endMinute: 0, outside: 'refuse' } } })).toEqual({ window: hours('23:59', '06:00') });
 		expect(checkSendWindow(china('2026-11-26T23:58:59.999'), hours('08:00', '23:59'))).toEqual({ inside: true });
 		expect(checkSendWindow(china('2026-11-26T23:59:00.000'), hours('08:00', '23:59'))).toMatchObject({ inside: false, opensAt: '2026-11-27T08:00:00+08:00' });
 		expect(checkSendWindow(china('2026-11-26T23:59:00.000'), hours('23:59', '06:00'))).toEqual({ inside: true });
@@ -99,19 +99,19 @@ describe('the refusal', () => {
 	});
 });
 
-describe('readSendWindow', () => {
+describe('readSendWindow, as saved nodes (up to 1.4) read it', () => {
 	it('is off when the option is not added, or added without its window', () => {
-		expect(readSendWindow({})).toEqual({});
-		expect(readSendWindow({ sendWindow: {} })).toEqual({});
+		expect(readSendWindow({}, 1.4)).toEqual({});
+		expect(readSendWindow({ sendWindow: {} }, 1.4)).toEqual({});
 	});
 	it('reads the parts, numbers given as text too; a part left out takes the form\'s default', () => {
-		expect(readSendWindow({ sendWindow: { window: { startHour: 9, startMinute: '30', endHour: '22', endMinute: 0 } } })).toEqual({ window: { startMinute: 570, endMinute: 1320 } });
-		expect(readSendWindow({ sendWindow: { window: {} } })).toEqual({ window: hours('08:00', '21:00') });
+		expect(readSendWindow({ sendWindow: { window: { startHour: 9, startMinute: '30', endHour: '22', endMinute: 0 } } }, 1.4)).toEqual({ window: { startMinute: 570, endMinute: 1320 } });
+		expect(readSendWindow({ sendWindow: { window: {} } }, 1.4)).toEqual({ window: hours('08:00', '21:00') });
 	});
 	it('the form\'s defaults are 08:00–21:00, and the option is off by default', () => {
 		expect(sendWindowOption.default).toEqual({});
 		const values = Object.fromEntries((sendWindowOption.options as Array<{ values: Array<{ name: string; default: unknown }> }>)[0].values.map((value) => [value.name, value.default]));
-		expect(readSendWindow({ sendWindow: { window: values } })).toEqual({ window: hours('08:00', '21:00') });
+		expect(readSendWindow({ sendWindow: { window: values } }, 1.4)).toEqual({ window: hours('08:00', '21:00') });
 	});
 	it.each<[unknown, string]>([
 		[24, 'Send Window From Hour'],
@@ -119,10 +119,28 @@ describe('readSendWindow', () => {
 		[1.5, 'Send Window From Hour'],
 		['eight', 'Send Window From Hour'],
 	])('refuses From Hour %p, naming the field', (startHour, field) => {
-		expect(readSendWindow({ sendWindow: { window: { startHour } } }).problem?.field).toBe(field);
+		expect(readSendWindow({ sendWindow: { window: { startHour } } }, 1.4).problem?.field).toBe(field);
 	});
 	it('refuses Until Minute 60 and a window that starts where it ends', () => {
-		expect(readSendWindow({ sendWindow: { window: { endMinute: 60 } } }).problem).toMatchObject({ field: 'Send Window Until Minute', problem: '"60" is not a whole number from 0 to 59' });
-		expect(readSendWindow({ sendWindow: { window: { startHour: 9, endHour: 9 } } }).problem).toMatchObject({ field: 'Send Window', problem: 'starts and ends at the same time (09:00)' });
+		expect(readSendWindow({ sendWindow: { window: { endMinute: 60 } } }, 1.4).problem).toMatchObject({ field: 'Send Window Until Minute', problem: '"60" is not a whole number from 0 to 59' });
+		expect(readSendWindow({ sendWindow: { window: { startHour: 9, endHour: 9 } } }, 1.4).problem).toMatchObject({ field: 'Send Window', problem: 'starts and ends at the same time (09:00)' });
+	});
+});
+
+describe('readSendWindow from SMS 1.5: adding the option refuses nothing until Outside These Hours says Refuse (issue 42)', () => {
+	const defaults = Object.fromEntries((sendWindowOption.options as Array<{ values: Array<{ name: string; default: unknown }> }>)[0].values.map((value) => [value.name, value.default]));
+	it('the option as added (its defaults shown) applies no window: the choice is visible and left at Send Anyway', () => {
+		expect(defaults.outside).toBe('send');
+		expect(readSendWindow({ sendWindow: { window: defaults } }, 1.5)).toEqual({});
+		expect(readSendWindow({ sendWindow: { window: {} } }, 1.5)).toEqual({});
+	});
+	it('Refuse applies the hours shown', () => {
+		expect(readSendWindow({ sendWindow: { window: { ...defaults, outside: 'refuse' } } }, 1.5)).toEqual({ window: hours('08:00', '21:00') });
+		expect(readSendWindow({ sendWindow: { window: { outside: 'refuse', startHour: 24 } } }, 1.5).problem?.field).toBe('Send Window From Hour');
+	});
+	it('the choice is shown from 1.5 only: a saved node keeps its window applied as before', () => {
+		const outside = (sendWindowOption.options as Array<{ values: Array<{ name: string; displayOptions?: unknown }> }>)[0].values.find((value) => value.name === 'outside');
+		expect(outside?.displayOptions).toEqual({ show: { '@version': [{ _cnd: { gte: 1.5 } }] } });
+		expect(readSendWindow({ sendWindow: { window: defaults } }, 1.4)).toEqual({ window: hours('08:00', '21:00') });
 	});
 });

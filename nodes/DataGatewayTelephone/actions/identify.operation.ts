@@ -37,7 +37,7 @@ export const { description, execute, bill } = lookupOperation({
 			default: '',
 			placeholder: '13800138000 or 010-12345678',
 			description:
-				'A mainland mobile number (11 digits), or a landline with its area code. Spaces and dashes are removed, and a +86 or 0086 prefix too (a landline then gets back the 0 of its area code, e.g. +86 10 12345678 becomes 01012345678).',
+				'A mainland mobile number (11 digits), or a landline with its area code. Spaces, dashes and a +86 or 0086 prefix are removed (+86 10 12345678 becomes 01012345678).',
 		},
 	],
 	request: identifyRequest,

@@ -6,6 +6,5 @@ export const refuseContentWarningsOption: INodeProperties = {
 	name: 'refuseContentWarnings',
 	type: 'boolean',
 	default: false,
-	description:
-		"Whether to refuse an item whose message the content checks warn about (words of the gateway's prohibited categories, disguised key words, invisible or look-alike characters) before it is sent, recorded or counted. The message is checked as the gateway gets it, template with the item's values; the template and signature are read for it (free queries, once per execution) unless given in Template Content and Signature Text. Links to app test-distribution sites in the message are refused too.",
+	description: 'Whether to refuse, before sending, an item whose message the content checks warn about (prohibited or disguised words, look-alike characters, test-distribution links)',
 };

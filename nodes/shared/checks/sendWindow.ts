@@ -6,6 +6,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { chinaIso } from '../lookups/chinaTime';
+import { readmeLink } from '../n8n/readmeLink';
 
 /** China time is UTC+8 all year (no daylight saving), as in chinaTime.ts. */
 const CHINA_OFFSET_MS = 8 * 3_600_000;
@@ -71,12 +72,20 @@ const DEFAULTS: Record<(typeof PARTS)[number]['name'], number> = { startHour: 8,
 export type WindowReading = { window?: SendWindow; problem?: undefined } | { window?: undefined; problem: { field: string; problem: string; fix: string } };
 
 /**
- * The Send Window option from Send's options (`sendOptions`): none when the option is not added.
- * A part left out takes the form's default; a part that is not a whole number in range is a problem.
+ * The first SMS version whose Send Window refuses nothing until "Outside These Hours" says Refuse:
+ * before it, adding the option applied 08:00-21:00 at once (at 23:18 every item was refused).
  */
-export function readSendWindow(sendOptions: IDataObject): WindowReading {
+export const WINDOW_CHOICE_VERSION = 1.5;
+
+/**
+ * The Send Window option from Send's options (`sendOptions`): none when the option is not added,
+ * nor from version 1.5 while Outside These Hours is left at Send Anyway. A part left out takes the
+ * form's default; a part that is not a whole number in range is a problem.
+ */
+export function readSendWindow(sendOptions: IDataObject, nodeVersion = WINDOW_CHOICE_VERSION): WindowReading {
 	const value = (sendOptions.sendWindow as IDataObject | undefined)?.window as IDataObject | undefined;
 	if (value === undefined || value === null) return {};
+	if (nodeVersion >= WINDOW_CHOICE_VERSION && value.outside !== 'refuse') return {};
 	const parts: Record<string, number> = {};
 	for (const part of PARTS) {
 		const raw = value[part.name] ?? DEFAULTS[part.name];
@@ -93,25 +102,48 @@ export function readSendWindow(sendOptions: IDataObject): WindowReading {
 	return { window };
 }
 
-/** The "Send Window" option of Send's Options collection: off until added. */
+/** Whether the hours apply (1.5): left at Send Anyway, adding the option refuses nothing. */
+const OUTSIDE_FIELD: INodeProperties = {
+	displayName: 'Outside These Hours',
+	name: 'outside',
+	type: 'options',
+	options: [
+		{ name: 'Send Anyway (Window Not Applied Yet)', value: 'send', description: 'Nothing is refused: set the hours first' },
+		{ name: 'Refuse the Item', value: 'refuse', description: 'Refused before anything is sent or counted; its error says when the window opens, for a Wait node' },
+	],
+	default: 'send',
+	description: 'Whether a send outside the hours below is refused. Choose Refuse once the hours are right.',
+	displayOptions: { show: { '@version': [{ _cnd: { gte: WINDOW_CHOICE_VERSION } }] } },
+};
+
+const HOUR_FIELDS: INodeProperties[] = [
+	{ displayName: 'From Hour', name: 'startHour', type: 'number', typeOptions: { minValue: 0, maxValue: 23 }, default: 8, description: 'Hour the window opens, China time (0-23)' },
+	{ displayName: 'From Minute', name: 'startMinute', type: 'number', typeOptions: { minValue: 0, maxValue: 59 }, default: 0, description: 'Minute of that hour (0-59)' },
+	{ displayName: 'Until Hour', name: 'endHour', type: 'number', typeOptions: { minValue: 0, maxValue: 23 }, default: 21, description: 'Hour the window closes, China time (0-23); a send at this exact time is outside' },
+	{ displayName: 'Until Minute', name: 'endMinute', type: 'number', typeOptions: { minValue: 0, maxValue: 59 }, default: 0, description: 'Minute of that hour (0-59)' },
+];
+
+/** The "Send Window" option of Send's Options collection (1.5): off until added, and until Outside These Hours says Refuse. */
 export const sendWindowOption: INodeProperties = {
 	displayName: 'Send Window',
 	name: 'sendWindow',
 	type: 'fixedCollection',
 	default: {},
 	placeholder: 'Add Send Window',
-	description:
-		'Send only between these times of day, China time (UTC+8). Outside them an item is refused before anything is sent, recorded or counted, and its error says when the window opens, to route it to a Wait node. Until before From crosses midnight (22:00 to 06:00); Until 0:00 means until midnight.',
+	description: `Hours of the day, China time, to send in; Until before From crosses midnight. Nothing is refused until Outside These Hours says Refuse. ${readmeLink('send-window', 'More')}`,
 	options: [
 		{
 			displayName: 'Window',
 			name: 'window',
-			values: [
-				{ displayName: 'From Hour', name: 'startHour', type: 'number', typeOptions: { minValue: 0, maxValue: 23 }, default: 8, description: 'Hour the window opens, China time (0-23)' },
-				{ displayName: 'From Minute', name: 'startMinute', type: 'number', typeOptions: { minValue: 0, maxValue: 59 }, default: 0, description: 'Minute of that hour (0-59)' },
-				{ displayName: 'Until Hour', name: 'endHour', type: 'number', typeOptions: { minValue: 0, maxValue: 23 }, default: 21, description: 'Hour the window closes, China time (0-23); a send at this exact time is outside' },
-				{ displayName: 'Until Minute', name: 'endMinute', type: 'number', typeOptions: { minValue: 0, maxValue: 59 }, default: 0, description: 'Minute of that hour (0-59)' },
-			],
+			// The choice first, above the hours it applies (a built list: n8n's linter would sort a literal one).
+			values: [OUTSIDE_FIELD, ...HOUR_FIELDS],
 		},
 	],
+};
+
+/** The option as nodes saved before 1.5 show it: the hours apply once it is added. */
+export const sendWindowOptionBefore1_5: INodeProperties = {
+	...sendWindowOption,
+	description: `Hours of the day, China time, to send in; Until before From crosses midnight. Outside them an item is refused, saying when the window opens. ${readmeLink('send-window', 'More')}`,
+	displayOptions: { show: { '@version': [{ _cnd: { lt: WINDOW_CHOICE_VERSION } }] } },
 };

@@ -211,7 +211,7 @@ export function smsPreviewBill(items: INodeExecutionData[]): string {
 export function repeatWarning(items: INodeExecutionData[]): string | undefined {
 	const repeats = items.filter((item) => !isErrorItem(item) && isRepeat(item.json)).length;
 	if (repeats === 0) return undefined;
-	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Repeat Window (Minutes) to 0.`;
+	return `${plural(repeats, 'SMS', 'SMS')} not sent: an earlier execution sent the same message (number, signature, template, variables) within the Repeat Window. To send again, change the message, wait for the window to pass, or set Options > Records: Repeat Window (Minutes) to 0.`;
 }
 
 /** SMS 1.5: messages the Send Window closed on during the run, said as a warning with what to do. */
@@ -221,8 +221,11 @@ export function windowClosedWarning(items: INodeExecutionData[]): string | undef
 	return `${plural(closed.length, 'SMS', 'SMS')} not sent: the send window closed while the run was sending. Each says when the window opens (opensAt): route those with sent false to a Wait node, then back to this node.`;
 }
 
-/** Which bill an operation gets: a paid or free lookup, an SMS send or preview, a free query, or none (no gateway call: the opt-out list). */
-export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free' | 'none';
+/**
+ * Which bill an operation gets: a paid or free lookup, an SMS send or preview, a free query per
+ * item, free queries counted call by call (Import to Catalogue), or none (no gateway call: the opt-out list).
+ */
+export type BillKind = OperationName | 'sms' | 'smsPreview' | 'free' | 'freeQueries' | 'none';
 
 /** The bill kind of a node's resource and operation. */
 
@@ -242,6 +245,7 @@ function billWithoutBudget(ctx: IExecuteFunctions, kind: BillKind, items: INodeE
 		return lookupBill('smsStatus', counted.answered, 0, counted.failed);
 	}
 	const tally = tallyOf(ctx);
+	if (kind === 'freeQueries') return lookupBill('smsStatus', tally.calls, 0, countItems(items).failed, { notes: tally.notes });
 	const { reused, failed } = lookupTally(ctx, kind, items);
 	return lookupBill(kind, tally.calls, reused, failed, tally);
 }

@@ -47,8 +47,16 @@ export const NODE_VERSIONS_TO_1_3 = [1, 1.1, 1.2, 1.3];
  */
 export const NODE_VERSIONS_TO_1_4 = [...NODE_VERSIONS_TO_1_3, 1.4];
 
-/** Version 1.5 of the SMS node: each node says what it changes (saved nodes keep theirs). */
+/**
+ * Version 1.5 of the SMS node: an opted-out number, or a message its Send Window closed on, is an
+ * item with `sent: false` and why, and the gateway's forbidden content is refused by default
+ * (send/leaving.ts); Import to Catalogue sums up the IDs not found as ranges ("1-50")
+ * instead of one entry each, and Send Window refuses nothing until "Outside These Hours" is set to
+ * refuse (adding the option no longer applies 08:00-21:00 at once), and Reference is one of Send's
+ * options (`sendOptions.reference`), so the default form fits without scrolling. Saved nodes keep theirs.
+ */
 export const NODE_VERSIONS_TO_1_5 = [...NODE_VERSIONS_TO_1_4, 1.5];
+export const SMS_VERSION_1_5 = 1.5;
 
 /**
  * The first version of each action node whose failed items, under "Continue (using error output)",

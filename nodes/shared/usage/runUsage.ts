@@ -23,7 +23,7 @@ export function runUsage(ctx: IExecuteFunctions, kind: BillKind, items: INodeExe
 		const sms = smsTally(items);
 		return sumCounts(noted, { 'calls.smsSend': sms.sent, 'sms.sent': sms.sent, 'sms.segments': sms.segments, spentUnits: toUnits(sms.yuan), 'sms.skipped.repeat': sms.repeats, 'sms.skipped.optedOut': sms.optedOut, 'sms.skipped.outsideWindow': sms.pastWindow });
 	}
-	if (kind === 'smsPreview' || kind === 'free' || kind === 'none') return noted;
+	if (kind === 'smsPreview' || kind === 'free' || kind === 'freeQueries' || kind === 'none') return noted;
 	const lookup = lookupTally(ctx, kind, items);
 	const price = toUnits(priceOf(kind));
 	return sumCounts(noted, { [`calls.${kind}`]: lookup.calls, spentUnits: lookup.calls * price, reused: lookup.earlier, savedUnits: lookup.earlier * price });

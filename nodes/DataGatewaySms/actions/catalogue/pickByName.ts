@@ -2,6 +2,8 @@ import type { IDisplayOptions, ILoadOptionsFunctions, INodeListSearchItems, INod
 
 import { REVIEW_STATUS_LABELS } from '../../../shared/gateway/catalog';
 import { readCatalogue, type CatalogueEntry, type CatalogueKind } from '../../../shared/store/reviewedCatalogue';
+import { readmeUrl } from '../../../shared/n8n/readmeLink';
+import { noteVariableValues } from '../message/variableValues';
 import { catalogueAccount, catalogueStore } from './access';
 
 /** The listSearch methods behind the pickers' "From List". */
@@ -30,8 +32,7 @@ export function pickerField(name: string, kind: CatalogueKind, show: NonNullable
 		type: 'resourceLocator',
 		required: true,
 		default: { mode: 'list', value: '' },
-		description: `An approved ${noun}. The list holds the ${noun}s this package has created, read or imported for this credential (approved first).`,
-		hint: `Not listed? Choose By ID, or fill the list with ${label} → Import to Catalogue.`,
+		description: `An approved ${noun}, from the ${noun}s this package created, read or imported for this credential`,
 		modes: [
 			{
 				displayName: 'From List',
@@ -45,6 +46,8 @@ export function pickerField(name: string, kind: CatalogueKind, show: NonNullable
 				name: 'id',
 				type: 'string',
 				placeholder: kind === 'signature' ? 'e.g. 12' : 'e.g. 34',
+				// Shown in this mode only: the list mode says how to fill itself when empty (emptyListGuide).
+				hint: `The ID beside the ${noun} in the gateway console's SMS settings`,
 				validation: [{ type: 'regex', properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: `Enter the ${noun}'s numeric ID` } }],
 			},
 		],
@@ -75,6 +78,20 @@ function matches(entry: CatalogueEntry, filter: string): boolean {
 	return [entry.name, entry.id, entry.content, status].some((text) => (text ?? '').toLowerCase().includes(filter));
 }
 
+/**
+ * What an empty list shows instead of n8n's bare "No results" (which also covers the field's hint):
+ * how to fill it, as an entry whose empty value picks nothing and whose link opens the docs.
+ */
+export function emptyListGuide(kind: CatalogueKind, filter: string): INodeListSearchItems {
+	const label = kind === 'signature' ? 'Signature' : 'Template';
+	const none = filter ? `No ${kind} matches "${filter}".` : `No ${kind}s yet.`;
+	return {
+		name: `${none} Fill the list: ${label} → Create, or ${label} → Import to Catalogue with IDs from the gateway console's SMS settings. Or choose By ID.`,
+		value: '',
+		url: readmeUrl('pick-signatures-and-templates-by-name-sms-14'),
+	};
+}
+
 /** The account's catalogue of one kind, searched by name, ID, text or status; deleted ones left out. */
 export async function searchCatalogue(ctx: ILoadOptionsFunctions, kind: CatalogueKind, filter?: string): Promise<INodeListSearchResult> {
 	const entries = await readCatalogue(await catalogueStore(ctx), await catalogueAccount(ctx), kind);
@@ -83,7 +100,7 @@ export async function searchCatalogue(ctx: ILoadOptionsFunctions, kind: Catalogu
 		.filter((entry) => !entry.deleted && matches(entry, wanted))
 		.sort((a, b) => rank(a) - rank(b) || (a.name ?? '').localeCompare(b.name ?? '') || Number(a.id) - Number(b.id))
 		.map((entry) => ({ name: entryLabel(entry), value: entry.id }));
-	return { results };
+	return { results: results.length > 0 ? results : [emptyListGuide(kind, wanted)] };
 }
 
 export async function searchSignatures(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
@@ -91,5 +108,7 @@ export async function searchSignatures(this: ILoadOptionsFunctions, filter?: str
 }
 
 export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	// Opening this list is how a template is changed: the variables typed so far are noted first.
+	noteVariableValues(this);
 	return await searchCatalogue(this, 'template', filter);
 }

@@ -9,21 +9,31 @@ import { readmeLink } from '../../../shared/n8n/readmeLink';
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** The Reference field of Send and Send and Check Delivery. */
+/** From SMS 1.5 Reference is an option (Records), so the default form fits without scrolling; saved nodes keep the field. */
+export const REFERENCE_IN_OPTIONS_VERSION = 1.5;
+
+const referenceField: INodeProperties = {
+	displayName: 'Reference',
+	name: 'reference',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. {{ $json.orderId }}',
+	description: `Your own text for this message, such as an order number or a small JSON (up to ${MAX_REFERENCE_CHARS} characters). The SMS Trigger outputs it with the message's delivery report, and Check Pending Deliveries with its final status.`,
+	hint: `Kept with the task ID for 72 hours in the package's store. ${readmeLink('delivery-reports-tied-to-their-send', 'Where')}`,
+};
+
+/** The Reference field of Send and Send and Check Delivery, in nodes saved before 1.5. */
 export function referenceFields(operations: string[]): INodeProperties[] {
-	return [
-		{
-			displayName: 'Reference',
-			name: 'reference',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. {{ $json.orderId }}',
-			description: `Your own text for this message, such as an order number or a small JSON (up to ${MAX_REFERENCE_CHARS} characters). The SMS Trigger outputs it with the message's delivery report, and Check Pending Deliveries with its final status.`,
-			hint: `Kept with the task ID for 72 hours in the package's store. ${readmeLink('delivery-reports-tied-to-their-send', 'Where')}`,
-			displayOptions: { show: { resource: ['message'], operation: operations } },
-		},
-	];
+	return [{ ...referenceField, displayOptions: { show: { resource: ['message'], operation: operations, '@version': [{ _cnd: { lt: REFERENCE_IN_OPTIONS_VERSION } }] } } }];
 }
+
+/** Reference as Send's option (Records), from 1.5. */
+export const referenceOption: INodeProperties = {
+	...referenceField,
+	displayName: 'Records: Reference',
+	description: `Your own text for this message, e.g. an order number (up to ${MAX_REFERENCE_CHARS} characters), output again with its delivery report`,
+	displayOptions: { show: { '@version': [{ _cnd: { gte: REFERENCE_IN_OPTIONS_VERSION } }] } },
+};
 
 /**
  * Sends recorded together: each record rewrites the minute's index of task IDs (sendsByTask.ts), so
@@ -64,7 +74,8 @@ export class DeliveryLog {
 
 	/** Reads item `itemIndex`'s Reference (through the run's `parameters` when given); throws an input error naming the fix when it is too long. */
 	readReference(itemIndex: number, parameters?: ItemParameters): void {
-		const value = parameters ? parameters.get<unknown>('reference', itemIndex, '') : (this.ctx.getNodeParameter('reference', itemIndex, '') as unknown);
+		const name = this.ctx.getNode().typeVersion >= REFERENCE_IN_OPTIONS_VERSION ? 'sendOptions.reference' : 'reference';
+		const value = parameters ? parameters.get<unknown>(name, itemIndex, '') : (this.ctx.getNodeParameter(name, itemIndex, '') as unknown);
 		const reference = typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 		if (reference.length > MAX_REFERENCE_CHARS) {
 			throw inputError(this.ctx.getNode(), itemIndex, 'Reference', `is ${reference.length} characters long; at most ${MAX_REFERENCE_CHARS} are kept`, 'Use a short key, such as an order number, and look the rest up when the report arrives.');

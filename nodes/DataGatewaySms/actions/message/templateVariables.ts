@@ -6,6 +6,7 @@ import { MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH, REVIEW_STATUS_LABELS
 import { templateSchema, type Template } from '../../../shared/gateway/schemas/sms';
 import { sightingOf } from '../../../shared/store/reviewedCatalogue';
 import { noteSightings, saysNotFound } from '../catalogue/access';
+import { noteVariableValues, valuesLeftAside } from './variableValues';
 import { idValue } from '../catalogue/pickByName';
 import { CREDENTIAL_TYPE } from '../../../shared/gateway/account';
 import { GatewayClient } from '../../../shared/transport/gatewayClient';
@@ -45,12 +46,12 @@ export function templateVariablesField(show: Record<string, string[]>): INodePro
 }
 
 /**
- * Shown until a template is chosen. n8n reloads this form when the template changes only if it can
- * work out every expression of the node (seen in n8n 2.41: a Phone Number of {{ $json.phone }}
- * before the previous nodes ran keeps this notice), so it says how to reload.
+ * Shown for a template given as an expression (a new node's form shows nothing there: the Template
+ * field is flagged as required). n8n reloads this form when the template changes only
+ * if it can work out every expression of the node (seen in n8n 2.41: a Phone Number of
+ * {{ $json.phone }} before the previous nodes ran keeps this text), so it says how to reload.
  */
-export const CHOOSE_FIRST =
-	'Choose the template first (a fixed one, not an expression): its variables then appear here. Still this text after choosing? Click Execute previous nodes (n8n reloads this form only when it can work out the expressions above), or close and reopen this node.';
+export const CHOOSE_FIRST = 'Pick a template above: its variables appear here. Still this text? Click Execute previous nodes, or reopen this node.';
 
 /** The gateway's words about a template it would not give: "not found" when it says so, else quoted. */
 function unreadNotice(templateId: number, failure: GatewayFailure): string {
@@ -68,10 +69,14 @@ const named = (templateId: number, template: Template) => `Template ${templateId
  * so here already, with its text.
  */
 export async function templateVariableFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	// Values typed before a template change, given back to fields of the same name (variableValues.ts).
+	const keptValues = noteVariableValues(this);
 	const raw = String(idValue(this.getCurrentNodeParameter('templateId')) ?? '').trim();
 	const templateId = Number(raw);
 	if (raw.startsWith('=') || !Number.isInteger(templateId) || templateId <= 0) {
-		return { fields: [], emptyFieldsNotice: CHOOSE_FIRST };
+		// A template given as an expression is told to pick a fixed one; otherwise the area stays empty
+		// (the Template field is flagged, and the Template Variables field's hint says what to do).
+		return { fields: [], emptyFieldsNotice: raw.startsWith('=') ? CHOOSE_FIRST : '' };
 	}
 	const client = new GatewayClient(settingsFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)));
 	let template: Template;
@@ -98,8 +103,8 @@ export async function templateVariableFields(this: ILoadOptionsFunctions): Promi
 	}
 	const names = [...new Set(templateVariableNames(content))];
 	return {
-		fields: names.map((name) => ({ id: name, displayName: name, required: true, defaultMatch: false, canBeUsedToMatch: false, display: true, type: 'string' })),
-		emptyFieldsNotice: `${named(templateId, template)} has no variables: nothing to fill in. It reads: ${content}`,
+		fields: names.map((name) => ({ id: name, displayName: name, required: true, defaultMatch: false, canBeUsedToMatch: false, display: true, type: 'string', defaultValue: keptValues[name] ?? null })),
+		emptyFieldsNotice: `${named(templateId, template)} has no variables: nothing to fill in. It reads: ${content}${valuesLeftAside(keptValues, names)}`,
 	};
 }
 
@@ -144,6 +149,7 @@ export function variablesInputFields(show: Record<string, string[]>): INodePrope
 	};
 	return [
 		{ ...field, displayOptions: { show: { ...show, ...BEFORE_1_2 } } },
-		{ ...field, default: 'template', displayOptions: { show: { ...show, ...FROM_1_2 } } },
+		// A hint, not a notice: n8n may not reload the variables after a pick when it cannot work out an expression of the node.
+		{ ...field, default: 'template', hint: 'Variables appear below once a template is picked; if not, click Execute previous nodes', displayOptions: { show: { ...show, ...FROM_1_2 } } },
 	];
 }

@@ -1,4 +1,4 @@
 import { SIGNATURE } from '../signaturesAndTemplates';
 import { importOperation } from '../catalogue/import';
 
-export const { description, execute } = importOperation(SIGNATURE);
+export const { description, execute, bill } = importOperation(SIGNATURE);

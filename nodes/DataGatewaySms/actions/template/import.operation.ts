@@ -1,4 +1,4 @@
 import { TEMPLATE } from '../signaturesAndTemplates';
 import { importOperation } from '../catalogue/import';
 
-export const { description, execute } = importOperation(TEMPLATE);
+export const { description, execute, bill } = importOperation(TEMPLATE);

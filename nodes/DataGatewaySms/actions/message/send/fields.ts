@@ -3,10 +3,12 @@ import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 import { forVersion } from '../../../../shared/n8n/description';
 import { templateVariablesField, variablesInputFields } from '../templateVariables';
 import { refuseContentWarningsOption } from '../../../../shared/checks/contentOption';
-import { sendWindowOption } from '../../../../shared/checks/sendWindow';
+import { sendWindowOption, sendWindowOptionBefore1_5, WINDOW_CHOICE_VERSION } from '../../../../shared/checks/sendWindow';
 import type { SmsLimits } from '../../../../shared/store/sendRecords/rules';
 import { DEFAULT_SMS_LIMITS, MAX_TEMPLATE_VARIABLES, MAX_VARIABLE_VALUE_LENGTH } from '../../../../shared/gateway/catalog';
+import { readmeLink } from '../../../../shared/n8n/readmeLink';
 import { pickerField } from '../../catalogue/pickByName';
+import { referenceOption } from '../reference';
 import { phoneNumberField } from '../../phoneField';
 
 const ID_HINT = 'Find it in the gateway console, or with Signature → Get';
@@ -47,6 +49,60 @@ function limitField(name: keyof SmsLimits, displayName: string, window: string):
 		description: `Messages this node sends to one number ${window}, counted across executions; the gateway default is ${limit}`,
 	};
 }
+
+const more = (anchor: string) => readmeLink(anchor, 'More');
+
+/** Limits: the per-number counts, in the order of their windows. */
+const LIMIT_OPTIONS: INodeProperties[] = [
+	limitField('perMinute', 'Limit: Max per Number per Minute', 'in one calendar minute'),
+	limitField('perHour', 'Limit: Max per Number per Hour', 'in one calendar hour'),
+	limitField('perDay', 'Limit: Max per Number per Day', 'in one calendar day, China time (UTC+8)'),
+];
+
+/** Window: the hours of the day to send in. */
+const WINDOW_OPTIONS: INodeProperties[] = [
+	{ ...sendWindowOption, displayName: 'Window: Send Window', displayOptions: { show: { '@version': [{ _cnd: { gte: WINDOW_CHOICE_VERSION } }] } } },
+	{ ...sendWindowOptionBefore1_5, displayName: 'Window: Send Window' },
+];
+
+/** Content: what is read or given to check the message before it is paid for. */
+const CONTENT_OPTIONS: INodeProperties[] = [
+	{
+		displayName: 'Content: Read Template and Signature',
+		name: 'readTemplate',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to read the template and signature first (free, once per execution): an unapproved one or wrong variables stop the item before paying; the output adds length and cost',
+	},
+	{ ...refuseContentWarningsOption, displayName: 'Content: Refuse Content Warnings', description: `${refuseContentWarningsOption.description} ${more('content-checks')}` },
+	{
+		displayName: 'Content: Signature Text',
+		name: 'signatureText',
+		type: 'string',
+		default: '',
+		description: 'The signature without 【】, to count the message length without reading it (ignored when Read Template and Signature is on)',
+	},
+	{
+		displayName: 'Content: Template Content',
+		name: 'templateContent',
+		type: 'string',
+		default: '',
+		description: 'The template text with its ${name} placeholders, to check the variables and count the length without reading it (ignored when Read Template and Signature is on)',
+	},
+];
+
+/** Records: what the send records remember across executions. */
+const RECORDS_OPTIONS: INodeProperties[] = [
+	{
+		displayName: 'Records: Repeat Window (Minutes)',
+		name: 'repeatWindowMinutes',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 10,
+		description: `Another execution of this node does not resend the same message (number, signature, template, variables) within this many minutes, so a retried execution texts no one twice. 0: off. ${more('at-most-once-and-how-long-each-memory-lives')}`,
+	},
+	referenceOption,
+];
 
 /** The fields of Send, shared by Send and Send and Check Delivery. */
 export function sendFields(operations: string[]): INodeProperties[] {
@@ -99,46 +155,8 @@ export function sendFields(operations: string[]): INodeProperties[] {
 			placeholder: 'Add Option',
 			default: {},
 			displayOptions: { show },
-			options: [
-				limitField('perDay', 'Max per Number per Day', 'in one calendar day, China time (UTC+8)'),
-				limitField('perHour', 'Max per Number per Hour', 'in one calendar hour'),
-				limitField('perMinute', 'Max per Number per Minute', 'in one calendar minute'),
-				{
-					displayName: 'Read Template and Signature',
-					name: 'readTemplate',
-					type: 'boolean',
-					default: false,
-					description:
-						'Whether to read the template and signature first (free queries, once per execution): an unapproved one or variables that do not fit the template stop the item before the paid send, and the output gains the message length (signature with its 【】 and content; the 2 brackets count, so the estimate is never below the bill), segments and estimated cost',
-				},
-				refuseContentWarningsOption,
-				{
-					displayName: 'Repeat Window (Minutes)',
-					name: 'repeatWindowMinutes',
-					type: 'number',
-					typeOptions: { minValue: 0 },
-					default: 10,
-					description:
-						'A retried execution or a double-submitted form must not text a person twice: another execution of this node does not send the same message (number, signature, template, variables) again within this many minutes: its item says sent: false and why (skippedAsRepeat: true in nodes saved before version 1.4). Runs within one execution (loops) always send. The window is exact and counts from the end of the node run that sent the message. 0 turns it off: a retried execution then sends again.',
-				},
-				sendWindowOption,
-				{
-					displayName: 'Signature Text',
-					name: 'signatureText',
-					type: 'string',
-					default: '',
-					description:
-						'The text of the signature without 【】, to count the message length without reading it from the gateway; the 2 brackets the gateway adds are counted too (ignored when Read Template and Signature is on)',
-				},
-				{
-					displayName: 'Template Content',
-					name: 'templateContent',
-					type: 'string',
-					default: '',
-					description:
-						'The text of the template with its ${name} placeholders: the variables are checked against it and the message length counted, without reading it from the gateway (ignored when Read Template and Signature is on)',
-				},
-			],
+			// Grouped by purpose, each group's name first; n8n lists them in this order (a built list, not a literal the linter sorts).
+			options: [...LIMIT_OPTIONS, ...WINDOW_OPTIONS, ...CONTENT_OPTIONS, ...RECORDS_OPTIONS],
 		},
 	];
 }

@@ -99,7 +99,7 @@ const clockOfRun = new WeakMap<SendRun, Promise<number>>();
  * Returns the window, which each message's claim checks again as it leaves.
  */
 export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendOptions: IDataObject): Promise<SendWindow | undefined> {
-	const reading = readSendWindow(sendOptions);
+	const reading = readSendWindow(sendOptions, run.node.typeVersion);
 	if (reading.problem) throw inputError(run.ctx.getNode(), itemIndex, reading.problem.field, reading.problem.problem, reading.problem.fix);
 	if (!reading.window) return undefined;
 	let now = clockOfRun.get(run);
