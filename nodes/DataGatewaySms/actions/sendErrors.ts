@@ -13,8 +13,15 @@ const itemsNamed = (list: number[]) => `item${list.length === 1 ? '' : 's'} ${it
 
 /** What a RecordsFailure leaves in the store, and what that means for the next execution. */
 export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: number): string {
-	const { reserved, unknown } = failure.kept;
+	const { reserved, unknown, notStarted } = failure.kept;
 	const parts: string[] = [];
+	// No paid call followed: the records a lost answer may have left are this process's to take back.
+	if (notStarted.length > 0) {
+		const them = notStarted.length === 1 ? 'it' : 'them';
+		parts.push(
+			`No message went out for ${itemsNamed(notStarted)}, but ${failure.store} did not answer, so ${notStarted.length === 1 ? 'its record' : 'their records'} may still say the send started. This n8n process takes ${them} back as soon as ${failure.store} answers again (at the end of this run, or before this node's next send in this process), and the next execution sends ${them}. If n8n restarts before that, ${repeatWindowMinutes > 0 ? `another execution skips ${them} as a repeat for ${repeatWindowMinutes} minutes: send ${them} again after that, or with Repeat Window (Minutes) 0` : `${them} count${notStarted.length === 1 ? 's' : ''} against this node's per-number limits until their windows end`}.`,
+		);
+	}
 	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
 	if (reserved.length > 0) {
 		parts.push(`The reservations of ${itemsNamed(reserved)} may still be in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
