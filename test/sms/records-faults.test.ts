@@ -230,6 +230,10 @@ describe.each(recordStores())('send records under store faults (%s store)', (_na
  * after the window, its counts equal to the sends. Items 3 and 10 of issue 33 fail it: a claim that answers "taken" for a
  * message the other execution only reserved, which that execution then lets go; with Repeat
  * Window 0 a crashed run's reservations that keep their counts, so the following run is refused.
+ * A run may also stall and come back after the other ended, at once or past the repeat window
+ * (its message records expired): it releases late, or its execution is run again. Issue 41 item 4
+ * fails it: counts of a reservation taken over given back again by that late release or re-run
+ * once the message record is gone (a second SMS to a number allowed one a day).
  */
 describe('send records, two executions interleaved step by step, clocks apart, entries vanishing', () => {
 	const NODE = 'workflow|node';
@@ -276,7 +280,13 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 		messages: number[];
 		/** What the paid call of each item does: sent; certainly failed (released); outcome unknown (and whether it went out). */
 		outcomes: Array<{ outcome: Outcome; wentOut: boolean }>;
-		ending: { kind: 'finish' | 'stop' | 'crash'; atStep: number };
+		/**
+		 * stall: the run stops stepping (a stuck worker) and comes back late, after the other has
+		 * ended and a generated time has passed (past the repeat window, when its message records
+		 * have expired): it releases what it never started, or its execution is run again (Retry On
+		 * Fail after a restart: a new try reserves the same sends and stops before sending them).
+		 */
+		ending: { kind: 'finish' | 'stop' | 'crash' | 'stall'; atStep: number; late: 'release' | 'rerun' };
 		clockOffsetMs: number;
 	}
 
@@ -309,6 +319,7 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 			if (ending.kind !== 'finish' && this.next >= ending.atStep) {
 				if (ending.kind === 'stop') await this.stop();
 				else this.crash();
+				this.stalled = ending.kind === 'stall';
 				return false;
 			}
 			await this.steps[this.next++]();
@@ -346,6 +357,16 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 			this.ended = true;
 		}
 
+		stalled = false;
+
+		/** A stalled run comes back: it releases what it never started, or a new try of its execution reserves the same sends and stops before sending. */
+		async comeBack(rerun: () => SendRecords) {
+			if (this.script.ending.late === 'release') return await this.records.releaseUnstarted();
+			const again = rerun();
+			await again.reserve(this.script.messages.map((index, itemIndex) => ({ itemIndex, ...MESSAGES[index] })));
+			await again.releaseUnstarted();
+		}
+
 		/** Another item was refused: the calls in flight finish, nothing more starts, what never started is released. */
 		private async stop() {
 			for (const itemIndex of this.claimedGo) await this.call(itemIndex);
@@ -369,7 +390,11 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 		fc.record({
 			messages: fc.uniqueArray(fc.integer({ min: 0, max: MESSAGES.length - 1 }), { minLength: 1, maxLength: MESSAGES.length }),
 			outcomes: fc.array(fc.record({ outcome: fc.constantFrom<Outcome>('sent', 'sent', 'failed', 'unknown'), wentOut: fc.boolean() }), { minLength: MESSAGES.length, maxLength: MESSAGES.length }),
-			ending: fc.record({ kind: fc.constantFrom<'finish' | 'stop' | 'crash'>('finish', 'stop', 'crash'), atStep: fc.integer({ min: 0, max: 2 * MESSAGES.length + 1 }) }),
+			ending: fc.record({
+				kind: fc.constantFrom<Script['ending']['kind']>('finish', 'stop', 'crash', 'stall'),
+				atStep: fc.integer({ min: 0, max: 2 * MESSAGES.length + 1 }),
+				late: fc.constantFrom<Script['ending']['late']>('release', 'rerun'),
+			}),
 			clockOffsetMs,
 		});
 	const scenario = fc.record({
@@ -381,6 +406,8 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 		repeatWindowMinutes: fc.constantFrom(0, 10),
 		/** When the following execution runs: at once, or after the repeat window (its clock 30 s apart). */
 		followAfterMs: fc.constantFrom(1_000, 12 * 60_000),
+		/** When a stalled run comes back: at once, or after the repeat window, its message records expired. */
+		lateAfterMs: fc.constantFrom(1_000, 12 * 60_000),
 		perDay: fc.constantFrom(1, 2),
 		/** Store entries deleted before the given step (its number in the interleaving), picked by index among the records' keys. */
 		vanish: fc.oneof(fc.constant<Array<{ beforeStep: number; key: number }>>([]), fc.array(fc.record({ beforeStep: fc.nat({ max: 20 }), key: fc.nat() }), { minLength: 1, maxLength: 4 })),
@@ -423,7 +450,7 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 
 	it.each(stores)('%s: never a message dropped without an error; without vanishing entries each sent once and the next execution sends exactly the rest', async (_name, runs, openStore) => {
 		await fc.assert(
-			fc.asyncProperty(scenario, async ({ a, b, order, stepMs, repeatWindowMinutes, followAfterMs, perDay, vanish }) => {
+			fc.asyncProperty(scenario, async ({ a, b, order, stepMs, repeatWindowMinutes, followAfterMs, lateAfterMs, perDay, vanish }) => {
 				const { at, close } = openStore();
 				try {
 					let elapsed = 0;
@@ -451,6 +478,13 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 						stepNumber++;
 						await (live.length === 1 ? live[0] : executions[pick ? 1 : 0]).step();
 					}
+					// Stalled runs come back late: a late release after the other took their sends over, or a re-run of their execution.
+					const lateMs = executions.some((execution) => execution.stalled) ? lateAfterMs : 0;
+					elapsed += lateMs;
+					for (const [index, execution] of executions.entries()) {
+						const script = index === 0 ? a : b;
+						if (execution.stalled) await execution.comeBack(() => nodeRun(execution.name, script.clockOffsetMs));
+					}
 
 					// Skipped as a repeat only when another execution started the message: it went out, or that execution failed saying so.
 					for (const [index, execution] of executions.entries()) {
@@ -476,7 +510,7 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 
 					// The following execution: within the window a repeat where a message went out or may have; else sent while the number's limit allows.
 					elapsed += followAfterMs;
-					const withinWindow = followAfterMs < repeatWindowMinutes * 60_000;
+					const withinWindow = lateMs + followAfterMs < repeatWindowMinutes * 60_000;
 					const following = nodeRun('C', 30_000);
 					const decisions = await following.reserve(MESSAGES.map((entry, itemIndex) => ({ itemIndex, ...entry })));
 					for (const [index, { message }] of MESSAGES.entries()) {
