@@ -387,6 +387,28 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		expect(await store.read(sends.map(({ itemIndex }) => sendKey('execution 1', itemIndex)))).toEqual([undefined, undefined]);
 	});
 
+	it('whose connection is seen lost only on a later turn of the event loop: the claim was applied, its answer lost; the next try finds it done and goes (issue 44)', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve([{ itemIndex: 0, phone: '13900000050', message: 'm0' }]);
+		let lost = false;
+		let lossSeen = false;
+		const update = store.update.bind(store);
+		store.update = async (keys, decide, guess) => {
+			if (!lost) {
+				lost = true;
+				await memory.update(keys, decide);
+				setImmediate(() => (lossSeen = true));
+				throw new StoreUnavailable(store.label, 'the connection was lost (injected)', { maybeWritten: true });
+			}
+			// Until the loss is seen, every call fails at once, as on a socket no longer writable.
+			if (!lossSeen) throw new StoreUnavailable(store.label, "the stream isn't writeable (injected)", { maybeWritten: true });
+			return await update(keys, decide, guess);
+		};
+		expect(await nodeRun.claim(0)).toBe('go');
+	});
+
 	it('whose answer is lost after the store applied them, and whose release fails too, say no message went out; the next reserve in this process takes them back and sends them (issue 44)', async () => {
 		const { store: memory } = clockedStore();
 		const store = new WatchedStore(memory);
