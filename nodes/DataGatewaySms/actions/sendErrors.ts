@@ -19,7 +19,7 @@ export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: nu
 	if (notStarted.length > 0) {
 		const them = notStarted.length === 1 ? 'it' : 'them';
 		parts.push(
-			`No message went out for ${itemsNamed(notStarted)}, but ${failure.store} did not answer, so ${notStarted.length === 1 ? 'its record' : 'their records'} may still say the send started. This n8n process takes ${them} back as soon as ${failure.store} answers again (it tries within seconds, and again before this node's next send in this process); the next execution then sends ${them}. If n8n restarts before that, ${repeatWindowMinutes > 0 ? `another execution skips ${them} as a repeat for ${repeatWindowMinutes} minutes: send ${them} again after that, or with Repeat Window (Minutes) 0` : `${them} count${notStarted.length === 1 ? 's' : ''} against this node's per-number limits until their windows end`}.`,
+			`Nothing went to the gateway for ${itemsNamed(notStarted)}, but ${failure.store} did not answer, so ${notStarted.length === 1 ? 'its record' : 'their records'} may still say the send started. This n8n process takes ${them} back as soon as ${failure.store} answers again (it tries within seconds, and again before this node's next send in this process); the next execution then sends ${them}. If n8n restarts before that, ${repeatWindowMinutes > 0 ? `another execution skips ${them} as a repeat for ${repeatWindowMinutes} minutes: send ${them} again after that, or with Repeat Window (Minutes) 0` : `${them} count${notStarted.length === 1 ? 's' : ''} against this node's per-number limits until their windows end`}.`,
 		);
 	}
 	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
