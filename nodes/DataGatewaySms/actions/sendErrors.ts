@@ -118,5 +118,5 @@ export function withUnreleased(error: unknown, failure: RecordsFailure, repeatWi
 /** The run's hint when items were sent but could not be marked so. */
 export function unmarkedText(failure: RecordsFailure): string {
 	const items = failure.kept.unknown.map((itemIndex) => itemIndex + 1).join(', ');
-	return `Items ${items} were sent, but ${failure.store} could not record it (${failure.reason}): their records stay "outcome unknown", so no execution sends them again within the repeat window, and a re-run of this execution reports them as unknown instead of handing back their task IDs.`;
+	return `Items ${items} were sent, but ${failure.store} did not confirm recording it (${failure.reason}): their records say "sent" or stay "outcome unknown", so no execution sends them again within the repeat window; in the second case a re-run of this execution reports them as unknown instead of handing back their task IDs.`;
 }
