@@ -161,7 +161,7 @@ function acceptedByMessage(): Map<string, number> {
 const sentOut = (output: IDataObject) => typeof output.taskId === 'string' && output.sent === true && output.sentEarlierInThisRun === false;
 const saysKept = (output: IDataObject) => /may stay in .* as "outcome unknown"/.test(String(output.errorDescription ?? ''));
 /** A record that stays without a message having gone out: a reservation another execution takes over, or one this process takes back. */
-const saysNotStarted = (output: IDataObject) => /they are only reservations|Nothing went to the gateway for item/.test(String(output.errorDescription ?? ''));
+const saysNotStarted = (output: IDataObject) => /they are only reservations|Nothing was sent for item/.test(String(output.errorDescription ?? ''));
 
 describe.each(recordStores())('send records under store faults (%s store)', (_name, openInner) => {
 	it('every item is sent exactly once or not sent with its records released; the next run sends exactly the rest; counts equal sends', async () => {

@@ -17,9 +17,15 @@ export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: nu
 	const parts: string[] = [];
 	// No paid call followed: the records a lost answer may have left are this process's to take back.
 	if (notStarted.length > 0) {
-		const them = notStarted.length === 1 ? 'it' : 'them';
+		const one = notStarted.length === 1;
+		const records = one ? 'its record' : 'their records';
+		const messages = one ? 'the message' : 'the messages';
+		const afterRestart =
+			repeatWindowMinutes > 0
+				? `another execution skips ${messages} as a repeat for ${repeatWindowMinutes} minutes: send ${one ? 'it' : 'them'} again after that, or with Repeat Window (Minutes) 0`
+				: `${one ? 'it counts' : 'they count'} against this node's per-number limits until the limits' windows end`;
 		parts.push(
-			`Nothing went to the gateway for ${itemsNamed(notStarted)}, but ${failure.store} did not answer, so ${notStarted.length === 1 ? 'its record' : 'their records'} may still say the send started. This n8n process takes ${them} back as soon as ${failure.store} answers again (it tries within seconds, and again before this node's next send in this process); the next execution then sends ${them}. If n8n restarts before that, ${repeatWindowMinutes > 0 ? `another execution skips ${them} as a repeat for ${repeatWindowMinutes} minutes: send ${them} again after that, or with Repeat Window (Minutes) 0` : `${them} count${notStarted.length === 1 ? 's' : ''} against this node's per-number limits until their windows end`}.`,
+			`Nothing was sent for ${itemsNamed(notStarted)}, but ${failure.store} failed while ${records} changed, so ${records} may still say the send started. This n8n process releases ${records} as soon as ${failure.store} answers again (it tries within seconds, and before this node's next send in this process); the next execution then sends ${messages}. If n8n restarts before that, ${afterRestart}.`,
 		);
 	}
 	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
