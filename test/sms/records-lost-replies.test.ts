@@ -1,10 +1,12 @@
 /**
  * Issue 44: the credential's Shared Redis behind a proxy of this test's own that drops the
- * connection at the N-th script (EVAL or EVALSHA) of a batch of 5 distinct messages, for every
- * position, several times each, the script relayed to Redis first (Redis runs it, its reply is lost)
- * or not. Then the batch again, as a new execution. Each number is texted exactly once (the
- * emulator's ledger), the first run says of each item what the next run does, and no item of the
- * second run is skipped as a repeat of a message that was never sent.
+ * connection at the N-th script (EVAL or EVALSHA: the reserve, the joint claim, the shared rate
+ * limit's turn of each send, the mark as sent) of a batch of 5 distinct messages, for every
+ * position, 3 times each: the script relayed to Redis first (Redis runs it, its reply is lost) or
+ * not, and the connection back at once or Redis unreachable until the run ends. Then the batch
+ * again, as a new execution. Each number is texted exactly once (the emulator's ledger), the items
+ * the first run's error names as already sent were, and no item of the second run is skipped as a
+ * repeat of a message that was never sent. The 'unreachable' cases fail on the code before issue 44.
  */
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { closeAllRedis } from '../../nodes/shared/testing';
@@ -83,6 +85,9 @@ describe('the Shared Redis connection dropped at each script of a batch of 5 (is
 				const faulty = await runBatch(phones);
 				expect({ position, time, dropped: proxy.up() - drops }).toEqual({ position, time, dropped: 1 });
 				const afterFirst = textsTo(phones);
+				// What the stopping error names as already sent went out.
+				const named = [...(faulty.error?.message.match(/\[already sent[^\]]*\]/)?.[0] ?? '').matchAll(/item (\d+) \(task/g)].map((match) => phones[Number(match[1]) - 1]);
+				expect({ position, time, named: named.map((phone) => afterFirst.get(phone)) }).toEqual({ position, time, named: named.map(() => 1) });
 				const again = await runBatch(phones);
 				const where = { position, time, error: faulty.error?.message, description: faulty.error?.description, again: again.error?.message };
 				// Each number texted exactly once, across both runs, and the second run ends well.
