@@ -54,11 +54,54 @@ describe('releases owed to a store', () => {
 		expect(owes.asked).toBe(0);
 	});
 
-	it('are kept for at most 1,000 debtors per store: the oldest goes first', async () => {
+	it('are kept for at most 1,000 debtors per store: the one that owed first, and not since, goes first', async () => {
 		const debtors = Array.from({ length: 1_001 }, () => debtor());
-		for (const owes of debtors) oweRelease('store', owes, FAR());
+		for (const owes of debtors.slice(0, 1_000)) oweRelease('store', owes, FAR());
+		// The first owes again: now the second is the oldest.
+		oweRelease('store', debtors[0], FAR());
+		oweRelease('store', debtors[1_000], FAR());
 		await payOwedReleases('store');
-		expect(debtors.filter((owes) => owes.asked === 0)).toEqual([debtors[0]]);
+		expect(debtors.filter((owes) => owes.asked === 0)).toEqual([debtors[1]]);
+	});
+
+	it('expire at the very millisecond their records do', async () => {
+		jest.useFakeTimers();
+		const owes = debtor();
+		oweRelease('store', owes, Date.now());
+		await payOwedReleases('store');
+		expect(owes.asked).toBe(0);
+	});
+
+	it('owed again while a payment is under way stay owed', async () => {
+		const later = debtor();
+		const first = {
+			asked: 0,
+			takeBack: async () => {
+				// A restart's worth of forgetting, then a new debt, while this one pays.
+				forgetOwedReleases();
+				oweRelease('store', later, FAR());
+				return true;
+			},
+		};
+		oweRelease('store', first, FAR());
+		await payOwedReleases('store');
+		await payOwedReleases('store');
+		expect(later.asked).toBe(1);
+	});
+
+	it("paid by a debtor itself stop the sweep when none is left, and not before; paying twice, or where nothing is owed, is harmless", async () => {
+		jest.useFakeTimers();
+		const [a, b] = [debtor(), debtor()];
+		oweRelease('store A', a, FAR());
+		oweRelease('store B', b, FAR());
+		paidRelease('store A', a);
+		paidRelease('store A', a);
+		paidRelease('store C', a);
+		expect(jest.getTimerCount()).toBe(1);
+		await jest.advanceTimersByTimeAsync(1_000);
+		expect([a.asked, b.asked]).toEqual([0, 1]);
+		expect(jest.getTimerCount()).toBe(0);
+		forgetOwedReleases();
 	});
 
 	it('are retried by the sweep after 1 s, then twice as long each time while the store still fails, and no more once paid', async () => {

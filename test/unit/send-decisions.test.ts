@@ -366,6 +366,18 @@ describe('a release whose records changed meanwhile', () => {
 		expect([...store.values.keys()]).toEqual([]);
 	});
 
+	it('of a started send whose message expired and was written again by another execution gives back its own counts, and leaves the other\'s', () => {
+		const limits = { perMinute: 2, perHour: 5, perDay: 10 };
+		const { store, item, run } = claimedSend(itemOf('e1', 0, limits));
+		store.values.delete(item.messageKey);
+		const other = itemOf('e2', 0, limits);
+		store.decide(other, (values) => decideReserve(values, runOf('e2'), other), NOW + 11 * MINUTE);
+		expect(store.counts(item)).toEqual([2, 2, 2]);
+		store.decide(item, (values) => decideRelease(values, run, item), NOW + 11 * MINUTE);
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(Object.keys(holdersOf(store, item))).toEqual([other.sendKey]);
+	});
+
 	it("of a reservation whose message record is gone keeps the counts: a take-over gave them back before the message expired (issue 41 item 4)", () => {
 		const store = new Contents();
 		const item = itemOf('e1');

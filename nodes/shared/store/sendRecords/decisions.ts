@@ -27,16 +27,6 @@ export interface ItemKeys {
 	countKeys: string[];
 }
 
-/** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
-export const keysOfItems = (items: ItemKeys[], counts = true) =>
-	[...new Set(items.flatMap((item) => [item.sendKey, item.messageKey, ...(counts ? item.countKeys : [])]))];
-/** The number each key of the items is about (StoreWrite.phone): what erasing that number finds. */
-export function phonesOfItems(items: ItemKeys[]): Map<string, string> {
-	const phones = new Map<string, string>();
-	for (const { phone, sendKey, messageKey, countKeys } of items) if (phone !== undefined) for (const key of [sendKey, messageKey, ...countKeys]) phones.set(key, phone);
-	return phones;
-}
-
 /** What every decision of one node run knows. */
 export interface RunIdentity {
 	token: string;
@@ -214,9 +204,11 @@ export function decideRelease(values: StagedValues, run: RunIdentity, item: Item
 		delete message.holders[item.sendKey];
 		saveMessage(values, run, item, message);
 	}
-	// Without its holder the send was taken over and its counts went back then; a reservation's
-	// message outlives its holder's record, so one that is gone was taken over too (issue 41, item 4).
-	const counted = holder !== undefined || (message === undefined && own?.state !== 'reserved');
+	// A reservation without its holder was taken over, and the taker gave its counts back then (its
+	// message outlives its own record, so one that is gone was taken over too: issue 41, item 4). A
+	// started send is never taken over: its counts are its own, its message gone or written anew.
+	// Stryker disable next-line OptionalChaining: without its own record it has its holder (else it returned above)
+	const counted = holder !== undefined || own?.state !== 'reserved';
 	// Stryker disable next-line OptionalChaining,ArrayDeclaration: without its own record it has its holder (else it returned above)
 	if (counted) for (const key of values.taggedKeys(own?.counted ?? holder?.counted ?? [])) values.addToCount(key, -1);
 	// Stryker disable next-line ConditionalExpression: without its own record there is nothing to delete (deleting an absent key changes nothing)

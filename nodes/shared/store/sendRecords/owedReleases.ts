@@ -32,7 +32,8 @@ export function oweRelease(store: string, debtor: OwedRelease, untilMs: number):
 	debtors.delete(debtor);
 	debtors.set(debtor, untilMs);
 	if (debtors.size > MOST_PER_STORE) debtors.delete(debtors.keys().next().value as OwedRelease);
-	if (!retries.has(store)) retries.set(store, { atMs: Date.now() + FIRST_RETRY_MS, waitMs: FIRST_RETRY_MS });
+	// A new debt starts the waits again: the store may have answered the run that owes it until just now.
+	retries.set(store, { atMs: Date.now() + FIRST_RETRY_MS, waitMs: FIRST_RETRY_MS });
 	sweep ??= startSweep(retryDue, FIRST_RETRY_MS);
 }
 

@@ -25,10 +25,10 @@ export const reasonOf = (error: unknown) => (error instanceof Error ? error.mess
  * Failures of updates whose writes reached the store and whose answer was lost or garbled: they
  * may have been applied, as a paid call whose answer was lost may have gone out.
  */
-const maybeApplied = new WeakSet<object>();
+const maybeApplied = new WeakSet<Error>();
 
-export function markMaybeApplied(failure: unknown): void {
-	if (typeof failure === 'object' && failure !== null) maybeApplied.add(failure);
+export function markMaybeApplied(failure: Error): void {
+	maybeApplied.add(failure);
 }
 
-export const mayHaveApplied = (error: unknown) => typeof error === 'object' && error !== null && maybeApplied.has(error);
+export const mayHaveApplied = (error: unknown) => error instanceof Error && maybeApplied.has(error);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore } from '../durableStore';
-import { decideClaim, decideRelease, decideReserve, decideSent, keysOfItems, phonesOfItems, type ItemKeys, type RunIdentity } from './decisions';
+import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
+import { keysOfItems, phonesOfItems } from './itemKeys';
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
 import { oweRelease, paidRelease, payOwedReleases } from './owedReleases';
@@ -134,8 +135,9 @@ export class SendRecords {
 				if (error instanceof UnnamedKey) break;
 			}
 		}
-		if (mayHaveWritten) markMaybeApplied(failure);
-		throw failure;
+		const thrown = failure instanceof Error ? failure : new Error(reasonOf(failure));
+		if (mayHaveWritten) markMaybeApplied(thrown);
+		throw thrown;
 	}
 
 	/**
