@@ -46,12 +46,13 @@ describe('releases owed to a store', () => {
 		expect(owes.asked).toBe(0);
 	});
 
-	it('paid by the debtor itself are forgotten', async () => {
-		const owes = debtor();
+	it('paid by the debtor itself are forgotten; what others owe the same store stays owed', async () => {
+		const [owes, other] = [debtor(), debtor()];
 		oweRelease('store', owes, FAR());
+		oweRelease('store', other, FAR());
 		paidRelease('store', owes);
 		await payOwedReleases('store');
-		expect(owes.asked).toBe(0);
+		expect([owes.asked, other.asked]).toEqual([0, 1]);
 	});
 
 	it('are kept for at most 1,000 debtors per store: the one that owed first, and not since, goes first', async () => {
