@@ -22,6 +22,11 @@ export function forgetOpenStores(): void {
 	void dropProcessState('openStores');
 }
 
+/** Forgets the send-record releases this process still owes a store (owedReleases.ts), as a restart would. */
+export function forgetOwedReleases(): void {
+	void dropProcessState('owedReleases');
+}
+
 /** Forgets every credential's limiter (its pauses and the rate it learned from 429s), as a restart would. */
 export function forgetLimiters(): void {
 	void dropProcessState('limiters');

@@ -209,6 +209,30 @@ describe('across executions (the durable store)', () => {
 		expect(acceptedSends()).toBe(5);
 	});
 
+	it('a claim applied whose answer was lost, the store down until the run ends: the item says nothing was sent and that this process releases its record; the next execution sends it (issue 44)', async () => {
+		freezeClock();
+		let updates = 0;
+		let down = true;
+		const failed = await withStore(
+			(store) => async (keys, decide, guess) => {
+				if (++updates === 1 || !down) return await store.update(keys, decide, guess);
+				// The claim reaches the store, its answer is lost; the store is then unreachable.
+				if (updates === 2) await store.update(keys, decide, guess);
+				throw new StoreUnavailable(store.label, `${store.label}: the connection dropped (injected)`, { maybeWritten: updates === 2 });
+			},
+			async () => await runSms(sendParameters(), [{ phone: '13900009031' }], { settings: { continueOnFail: true } }),
+		);
+		expect(failed.json()[0].error).toMatch(/^SMS not sent: /);
+		expect(failed.json()[0].errorDescription).toMatch(
+			/^Nothing was sent, as without the records .* Nothing was sent for item 1, but .* failed while its record changed, so its record may still say the send started\. This n8n process releases its record as soon as .* answers again .*; the next execution then sends the message\. If n8n restarts before that, another execution skips the message as a repeat for 10 minutes/,
+		);
+		expect(sendRequests()).toBe(0);
+		down = false;
+		const next = await runSms(sendParameters(), [{ phone: '13900009031' }]);
+		expect(next.json()[0]).toMatchObject({ sent: true, taskId: expect.any(String) });
+		expect(acceptedSends()).toBe(1);
+	});
+
 	it('with Repeat Window 0, a reservation a failed run could not release is taken over: the next execution sends it, not refused as message 2 this minute', async () => {
 		freezeClock();
 		const parameters = sendParameters({}, { repeatWindowMinutes: 0, perMinute: 1 });

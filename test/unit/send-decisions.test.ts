@@ -227,12 +227,26 @@ describe('another try of this very item (same execution, run and item: Retry On 
 		expect(holdersOf(store, item)[item.sendKey]).toMatchObject({ token: 'try 2', state: 'reserved' });
 	});
 
-	it('whose message record is gone: the counts its send record lists are given back', () => {
+	it('whose message record is gone: its counts are not given back (only a take-over ends a reservation\'s message before its record, and it gave them back; issue 41 item 4)', () => {
 		const store = new Contents();
-		const item = itemOf('e1');
+		const item = itemOf('e1', 0, { perMinute: 2, perHour: 5, perDay: 10 });
 		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
 		store.values.delete(item.messageKey);
 		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item))).toEqual({ kind: 'send' });
+		expect(store.counts(item)).toEqual([2, 2, 2]);
+		expect(store.json(item.sendKey)).toMatchObject({ state: 'reserved', token: 'try 2' });
+	});
+
+	it('whose reservation another execution took over and sent, the message record expired since: a new try is refused by the limit, the taker\'s send counted once (issue 41 item 4)', () => {
+		const store = new Contents();
+		const item = itemOf('e1');
+		store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 1'), item));
+		const taker = itemOf('e2');
+		const takerRun = runOf('e2');
+		store.reserveAndClaim(taker, takerRun);
+		store.decide(taker, (values) => decideSent(values, takerRun, taker, 'task 2'));
+		store.values.delete(item.messageKey);
+		expect(store.decide(item, (values) => decideReserve(values, runOf('e1', 10 * MINUTE, 'try 2'), item), NOW + 11 * MINUTE)).toMatchObject({ kind: 'limit' });
 		expect(store.counts(item)).toEqual([1, 1, 1]);
 	});
 
@@ -345,14 +359,34 @@ describe('a claim whose records are gone (evicted, or lost with a Redis restart)
 });
 
 describe('a release whose records changed meanwhile', () => {
-	it('whose message record is gone gives back the counts its send record lists', () => {
+	it('of a started send whose message record has expired (past the repeat window) gives back the counts its send record lists', () => {
+		const { store, item, run } = claimedSend();
+		store.values.delete(item.messageKey);
+		store.decide(item, (values) => decideRelease(values, run, item));
+		expect([...store.values.keys()]).toEqual([]);
+	});
+
+	it('of a started send whose message expired and was written again by another execution gives back its own counts, and leaves the other\'s', () => {
+		const limits = { perMinute: 2, perHour: 5, perDay: 10 };
+		const { store, item, run } = claimedSend(itemOf('e1', 0, limits));
+		store.values.delete(item.messageKey);
+		const other = itemOf('e2', 0, limits);
+		store.decide(other, (values) => decideReserve(values, runOf('e2'), other), NOW + 11 * MINUTE);
+		expect(store.counts(item)).toEqual([2, 2, 2]);
+		store.decide(item, (values) => decideRelease(values, run, item), NOW + 11 * MINUTE);
+		expect(store.counts(item)).toEqual([1, 1, 1]);
+		expect(Object.keys(holdersOf(store, item))).toEqual([other.sendKey]);
+	});
+
+	it("of a reservation whose message record is gone keeps the counts: a take-over gave them back before the message expired (issue 41 item 4)", () => {
 		const store = new Contents();
 		const item = itemOf('e1');
 		const run = runOf('e1');
 		store.decide(item, (values) => decideReserve(values, run, item));
 		store.values.delete(item.messageKey);
 		store.decide(item, (values) => decideRelease(values, run, item));
-		expect([...store.values.keys()]).toEqual([]);
+		expect(store.values.has(item.sendKey)).toBe(false);
+		expect(store.counts(item)).toEqual([1, 1, 1]);
 	});
 
 	it('whose reservation another execution took over keeps the counts (the taker gave them back and took its own)', () => {

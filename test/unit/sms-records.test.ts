@@ -356,8 +356,8 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		const before = store.updates.length;
 		const outcomes = await Promise.allSettled([nodeRun.claim(1), nodeRun.claim(2)]);
 		expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason : outcome))).toEqual([
-			expect.objectContaining({ name: 'RecordsFailure', reason: 'the watched store refused the write (injected)', kept: { reserved: [], unknown: [] } }),
-			expect.objectContaining({ name: 'RecordsFailure', kept: { reserved: [], unknown: [] } }),
+			expect.objectContaining({ name: 'RecordsFailure', reason: 'the watched store refused the write (injected)', kept: { reserved: [], unknown: [], notStarted: [] } }),
+			expect.objectContaining({ name: 'RecordsFailure', kept: { reserved: [], unknown: [], notStarted: [] } }),
 		]);
 		// Three tries of one joint update, then one release of both.
 		const touched = store.updates.slice(before).map((keys) => keys.filter((key) => key.startsWith('sms-send')));
@@ -378,10 +378,63 @@ describe('claims asked together (the sends of a batch claim at once)', () => {
 		store.failing = 6;
 		const outcomes = await Promise.allSettled([nodeRun.claim(0), nodeRun.claim(1)]);
 		expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason.kept : outcome))).toEqual([
-			{ reserved: [0], unknown: [] },
-			{ reserved: [1], unknown: [] },
+			{ reserved: [0], unknown: [], notStarted: [] },
+			{ reserved: [1], unknown: [], notStarted: [] },
 		]);
-		expect(nodeRun.holding()).toEqual([0, 1]);
+		// This process owes their release: the end of the run takes them back once the store answers.
+		expect(nodeRun.holding()).toEqual([]);
+		await nodeRun.releaseUnstarted();
+		expect(await store.read(sends.map(({ itemIndex }) => sendKey('execution 1', itemIndex)))).toEqual([undefined, undefined]);
+	});
+
+	it('whose connection is seen lost only on a later turn of the event loop: the claim was applied, its answer lost; the next try finds it done and goes (issue 44)', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve([{ itemIndex: 0, phone: '13900000050', message: 'm0' }]);
+		let lost = false;
+		let lossSeen = false;
+		const update = store.update.bind(store);
+		store.update = async (keys, decide, guess) => {
+			if (!lost) {
+				lost = true;
+				await memory.update(keys, decide);
+				setImmediate(() => (lossSeen = true));
+				throw new StoreUnavailable(store.label, 'the connection was lost (injected)', { maybeWritten: true });
+			}
+			// Until the loss is seen, every call fails at once, as on a socket no longer writable.
+			if (!lossSeen) throw new StoreUnavailable(store.label, "the stream isn't writeable (injected)", { maybeWritten: true });
+			return await update(keys, decide, guess);
+		};
+		expect(await nodeRun.claim(0)).toBe('go');
+	});
+
+	it('whose answer is lost after the store applied them, and whose release fails too, say no message went out; the next reserve in this process takes them back and sends them (issue 44)', async () => {
+		const { store: memory } = clockedStore();
+		const store = new WatchedStore(memory);
+		const sends = [0, 1].map((itemIndex) => ({ itemIndex, phone: `1390000004${itemIndex}`, message: `m${itemIndex}` }));
+		const nodeRun = records(store, 'execution 1');
+		await nodeRun.reserve(sends);
+		// The joint claim is applied, its answer lost; every later update fails before writing.
+		let calls = 0;
+		const update = store.update.bind(store);
+		store.update = async (keys, decide, guess) => {
+			if (calls++ === 0) {
+				await memory.update(keys, decide);
+				throw new StoreUnavailable(store.label, 'the connection was lost (injected)', { maybeWritten: true });
+			}
+			if (calls <= 6) throw new StoreUnavailable(store.label, 'the connection was lost (injected)');
+			return await update(keys, decide, guess);
+		};
+		const outcomes = await Promise.allSettled([nodeRun.claim(0), nodeRun.claim(1)]);
+		expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? outcome.reason.kept : outcome))).toEqual([
+			{ reserved: [], unknown: [], notStarted: [0] },
+			{ reserved: [], unknown: [], notStarted: [1] },
+		]);
+		const [first] = await store.read([sendKey('execution 1', 0)]);
+		expect(JSON.parse(first as string).state).toBe('unknown');
+		// Another execution in this process: what is owed is taken back first, so it sends both.
+		expect(kinds(await records(store, 'execution 2').reserve(sends))).toEqual(['send', 'send']);
 	});
 });
 

@@ -13,8 +13,21 @@ const itemsNamed = (list: number[]) => `item${list.length === 1 ? '' : 's'} ${it
 
 /** What a RecordsFailure leaves in the store, and what that means for the next execution. */
 export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: number): string {
-	const { reserved, unknown } = failure.kept;
+	const { reserved, unknown, notStarted } = failure.kept;
 	const parts: string[] = [];
+	// No paid call followed: the records a lost answer may have left are this process's to take back.
+	if (notStarted.length > 0) {
+		const one = notStarted.length === 1;
+		const records = one ? 'its record' : 'their records';
+		const messages = one ? 'the message' : 'the messages';
+		const afterRestart =
+			repeatWindowMinutes > 0
+				? `another execution skips ${messages} as a repeat for ${repeatWindowMinutes} minutes: send ${one ? 'it' : 'them'} again after that, or with Repeat Window (Minutes) 0`
+				: `${one ? 'it counts' : 'they count'} against this node's per-number limits until the limits' windows end`;
+		parts.push(
+			`Nothing was sent for ${itemsNamed(notStarted)}, but ${failure.store} failed while ${records} changed, so ${records} may still say the send started. This n8n process releases ${records} as soon as ${failure.store} answers again (it tries within seconds, and before this node's next send in this process); the next execution then sends ${messages}. If n8n restarts before that, ${afterRestart}.`,
+		);
+	}
 	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
 	if (reserved.length > 0) {
 		parts.push(`The reservations of ${itemsNamed(reserved)} may still be in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
@@ -111,5 +124,5 @@ export function withUnreleased(error: unknown, failure: RecordsFailure, repeatWi
 /** The run's hint when items were sent but could not be marked so. */
 export function unmarkedText(failure: RecordsFailure): string {
 	const items = failure.kept.unknown.map((itemIndex) => itemIndex + 1).join(', ');
-	return `Items ${items} were sent, but ${failure.store} could not record it (${failure.reason}): their records stay "outcome unknown", so no execution sends them again within the repeat window, and a re-run of this execution reports them as unknown instead of handing back their task IDs.`;
+	return `Items ${items} were sent, but ${failure.store} did not confirm recording it (${failure.reason}): their records say "sent" or stay "outcome unknown", so no execution sends them again within the repeat window; in the second case a re-run of this execution reports them as unknown instead of handing back their task IDs.`;
 }

@@ -4,7 +4,7 @@
  * as a restart would. Only nodes/shared/testing.ts (the tests' entry point, never imported by the
  * nodes) drops it; a module that was never loaded has nothing to drop.
  */
-export type ProcessState = 'executionMemory' | 'redisConnections' | 'openStores' | 'connectionPool' | 'limiters';
+export type ProcessState = 'executionMemory' | 'redisConnections' | 'openStores' | 'connectionPool' | 'limiters' | 'owedReleases';
 
 type Drop = () => void | Promise<void>;
 

@@ -115,12 +115,12 @@ function take(values: StagedValues, run: RunIdentity, item: ItemKeys, message: M
 
 /**
  * A reservation of this very item by another try (same execution, run and item) whose run ended
- * before sending it: given back. Without its holder in a message that still exists, another
- * execution took it over and gave its counts back then: they are not given back twice.
+ * before sending it: given back. Without its holder, another execution took it over and gave its
+ * counts back then: they are not given back twice, also once that message's record has expired
+ * (a reservation's holder keeps its message as long as its own record, so only a take-over ends it first).
  */
-function dropOtherTry(values: StagedValues, run: RunIdentity, item: ItemKeys, other: SendRecord, message: MessageRecord | undefined) {
+function dropOtherTry(values: StagedValues, run: RunIdentity, item: ItemKeys, message: MessageRecord | undefined) {
 	if (message?.holders[item.sendKey]) evict(values, run, item, message, item.sendKey);
-	else if (!message) for (const key of values.taggedKeys(other.counted)) values.addToCount(key, -1);
 	values.setSend(item.sendKey, undefined, run.sendTtlMs);
 }
 
@@ -135,7 +135,7 @@ export function decideReserve(values: StagedValues, run: RunIdentity, item: Item
 	const message = values.message(item.messageKey);
 	if (earlier && earlier.token === run.token && earlier.state === 'reserved') return { kind: 'send' };
 	if (earlier && earlier.state !== 'reserved') return { kind: 'earlier', outcome: earlier.state, taskId: earlier.taskId };
-	if (earlier) dropOtherTry(values, run, item, earlier, message);
+	if (earlier) dropOtherTry(values, run, item, message);
 	if (startedElsewhere(values, run, message)) return { kind: 'repeat' };
 	takeOverReservations(values, run, item, message);
 	const full = fullWindow(values, item);
@@ -159,7 +159,7 @@ export function decideClaim(values: StagedValues, run: RunIdentity, item: ItemKe
 		// Another try of this very item: it sends what it started; what it only reserved is taken back.
 		if (own.state !== 'reserved') return 'taken';
 		item.countKeys.forEach((key) => values.count(key));
-		dropOtherTry(values, run, item, own, message);
+		dropOtherTry(values, run, item, message);
 		own = undefined;
 	}
 	const holder = ownHolder(run, item, own, message);
@@ -204,8 +204,11 @@ export function decideRelease(values: StagedValues, run: RunIdentity, item: Item
 		delete message.holders[item.sendKey];
 		saveMessage(values, run, item, message);
 	}
-	// Without its holder in a message that still exists, the send was taken over: its counts went back then.
-	const counted = holder !== undefined || message === undefined;
+	// A reservation without its holder was taken over, and the taker gave its counts back then (its
+	// message outlives its own record, so one that is gone was taken over too: issue 41, item 4). A
+	// started send is never taken over: its counts are its own, its message gone or written anew.
+	// Stryker disable next-line OptionalChaining: without its own record it has its holder (else it returned above)
+	const counted = holder !== undefined || own?.state !== 'reserved';
 	// Stryker disable next-line OptionalChaining,ArrayDeclaration: without its own record it has its holder (else it returned above)
 	if (counted) for (const key of values.taggedKeys(own?.counted ?? holder?.counted ?? [])) values.addToCount(key, -1);
 	// Stryker disable next-line ConditionalExpression: without its own record there is nothing to delete (deleting an absent key changes nothing)

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { sleep } from 'n8n-workflow';
 
-import type { DurableStore } from '../durableStore';
+import { StoreUnavailable, type DurableStore } from '../durableStore';
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
+import { keysOfItems, phonesOfItems } from './itemKeys';
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
+import { oweRelease, paidRelease, payOwedReleases } from './owedReleases';
+import { markMaybeApplied, mayHaveApplied, reasonOf, recordsFailure, RecordsFailure } from './recordsFailure';
 import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from './recordValues';
 import { countWindows, type ClaimAnswer, type ClaimGate, type SendDecision, type SmsLimits } from './rules';
 
 export type { ClaimAnswer, ClaimGate } from './rules';
+
+export { RecordsFailure } from './recordsFailure';
 
 /** One send (or change) the records decide on. */
 export interface RecordedSend {
@@ -32,42 +38,21 @@ export interface RecordRules {
 	repeatWindowMinutes: number;
 }
 
-/** The records could not be written or read; `kept` says what stays in the store, if anything. */
-export class RecordsFailure extends Error {
-	constructor(
-		readonly store: string,
-		readonly reason: string,
-		/** The items whose records stay in the store, and in which state. */
-		readonly kept: { reserved: number[]; unknown: number[] },
-	) {
-		super(reason);
-		this.name = 'RecordsFailure';
-	}
-}
-
 /** Items per store update: one atomic decision each, small enough for one Redis script. */
 const ITEMS_PER_UPDATE = 50;
 /** Updates of one step (reserve, mark sent, release) in flight at once: their round trips overlap on Redis. */
 const CHUNKS_AT_ONCE = 8;
 /** Tries of one store update; each decision is safe to run again (see decisions.ts). */
 const TRIES = 3;
+/**
+ * The pause before each further try: a lost connection is seen closed only on a later turn of the
+ * event loop, so a try at once would fail on it again (and the next call reconnects only then).
+ */
+const PAUSE_BEFORE_TRY_MS = [0, 20, 200];
 /** A send record outlives the repeat window, and a day for a retry of the same execution. */
 export const SEND_RECORD_MS = 24 * 3_600_000;
 
-/** What stays in the store after a failure, named in the node's error. */
-const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept']) => new RecordsFailure(store, reason, kept);
-
 const RESULT = 'send-records';
-/** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
-const keysOfItems = (items: ItemKeys[], counts = true) =>
-	[...new Set(items.flatMap((item) => [item.sendKey, item.messageKey, ...(counts ? item.countKeys : [])]))];
-/** The number each key of the items is about (StoreWrite.phone): what erasing that number finds. */
-function phonesOfItems(items: ItemKeys[]): Map<string, string> {
-	const phones = new Map<string, string>();
-	for (const { phone, sendKey, messageKey, countKeys } of items) if (phone !== undefined) for (const key of [sendKey, messageKey, ...countKeys]) phones.set(key, phone);
-	return phones;
-}
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * The send records of one node run on the durable store (docs/gateway-api.md names the gateway's
@@ -81,6 +66,8 @@ export class SendRecords {
 	private readonly held = new Map<number, { keys: ItemKeys; started: boolean }>();
 	/** What this run's updates left in the store: saves Redis a read on the next update of the same keys (the other stores read locally). */
 	private readonly known?: KnownValues;
+	/** Items whose release failed: no message went out for them, and their records are taken back when the store answers (owedReleases.ts). */
+	private readonly owed = new Map<number, ItemKeys>();
 
 	constructor(
 		readonly store: DurableStore,
@@ -116,14 +103,19 @@ export class SendRecords {
 		const keys = [...new Set([...keysOfItems(items, counts), ...more])];
 		const phones = phonesOfItems(items);
 		let failure: unknown;
+		let mayHaveWritten = false;
 		for (let attempt = 0; attempt < TRIES; attempt++) {
 			let staged: StagedValues | undefined;
+			let decided = false;
+			if (PAUSE_BEFORE_TRY_MS[attempt] > 0) await sleep(PAUSE_BEFORE_TRY_MS[attempt]);
 			try {
 				const answer: unknown = await this.store.update(
 					keys,
 					(read, now) => {
+						decided = false;
 						const values = (staged = new StagedValues(keys, read, now, phones));
 						const results = items.map((item) => decide(values, item));
+						decided = true;
 						return { writes: values.writes(), result: { kind: RESULT, results } };
 					},
 					this.known?.guess(keys),
@@ -136,11 +128,15 @@ export class SendRecords {
 			} catch (error) {
 				this.known?.forget(keys);
 				failure = error;
+				// Unknown, like a paid call's lost answer: only a store that says so wrote nothing.
+				if (decided && !(error instanceof StoreUnavailable && !error.maybeWritten)) mayHaveWritten = true;
 				// Asking again would need the same key again: the caller names more keys instead.
 				if (error instanceof UnnamedKey) break;
 			}
 		}
-		throw failure;
+		const thrown = failure instanceof Error ? failure : new Error(reasonOf(failure));
+		if (mayHaveWritten) markMaybeApplied(thrown);
+		throw thrown;
 	}
 
 	/**
@@ -180,6 +176,8 @@ export class SendRecords {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
 		let items: ItemKeys[] = [];
+		// What an earlier run of this process could not release, taken back first: it may hold these very messages.
+		await payOwedReleases(this.store.label);
 		try {
 			const now = await this.store.now();
 			if (!Number.isFinite(now)) throw new Error(`${this.store.label} gave a time that is not a number`);
@@ -192,7 +190,7 @@ export class SendRecords {
 			return decisions;
 		} catch (error) {
 			const released = await this.tryRelease(items);
-			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : items.map((item) => item.itemIndex), unknown: [] });
+			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : items.map((item) => item.itemIndex) });
 		}
 	}
 
@@ -214,9 +212,10 @@ export class SendRecords {
 	private readonly claims = new JointCalls<{ itemIndex: number; gate?: ClaimGate<unknown> }, ClaimAnswer<unknown>>(ITEMS_PER_UPDATE, async (asked) => await this.claimTogether(asked));
 
 	/**
-	 * One update for the claims of a group, each gate decided first in it. When it fails, the
-	 * group's reservations are released and each claim fails saying so; when that release fails
-	 * too, each names its item as kept. An item its gate stopped keeps its reservation, unstarted:
+	 * One update for the claims of a group, each gate decided first in it. When it fails (its answer
+	 * lost, it may have been applied), the group's records are released and each claim fails saying
+	 * so; when that release fails too, each names its item as not started but maybe recorded so, and
+	 * this process owes its release. An item its gate stopped keeps its reservation, unstarted:
 	 * releaseUnstarted gives it back.
 	 */
 	private async claimTogether(asked: Array<{ itemIndex: number; gate?: ClaimGate<unknown> }>): Promise<Array<JointAnswer<ClaimAnswer<unknown>>>> {
@@ -243,8 +242,10 @@ export class SendRecords {
 			});
 		} catch (error) {
 			const released = await this.tryRelease(items);
-			if (released) for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
-			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : [itemIndex], unknown: [] }) }));
+			for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
+			// A claim whose answer was lost may have recorded the send as started; one the store refused left it reserved.
+			const kept = (itemIndex: number) => (released ? {} : mayHaveApplied(error) ? { notStarted: [itemIndex] } : { reserved: [itemIndex] });
+			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), kept(itemIndex)) }));
 		}
 	}
 
@@ -267,31 +268,42 @@ export class SendRecords {
 			this.known?.forget(keysOfItems(items));
 			return undefined;
 		} catch (error) {
-			return recordsFailure(this.store.label, reasonOf(error), { reserved: [], unknown: items.map((item) => item.itemIndex) });
+			return recordsFailure(this.store.label, reasonOf(error), { unknown: items.map((item) => item.itemIndex) });
 		}
 	}
 
 	/**
 	 * Gives back the items' records: their sends certainly failed or never started. Tried again;
-	 * when it still fails, a RecordsFailure names what stays in the store.
+	 * when it still fails, a RecordsFailure names what may stay in the store, and this process owes
+	 * the release (taken back once the store answers again).
 	 */
 	async release(itemIndexes: number[]): Promise<void> {
 		const items = itemIndexes.flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
 		if (items.length === 0) return;
-		try {
-			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
-		} catch (error) {
-			const kept = { reserved: [] as number[], unknown: [] as number[] };
-			for (const item of items) (this.held.get(item.itemIndex)?.started ? kept.unknown : kept.reserved).push(item.itemIndex);
-			throw recordsFailure(this.store.label, reasonOf(error), kept);
-		}
+		const kept = { reserved: [] as number[], notStarted: [] as number[] };
+		for (const item of items) (this.held.get(item.itemIndex)?.started ? kept.notStarted : kept.reserved).push(item.itemIndex);
 		for (const item of items) this.held.delete(item.itemIndex);
-		this.known?.forget(keysOfItems(items));
+		let failure: unknown;
+		if (!(await this.tryRelease(items, (error) => (failure = error)))) throw recordsFailure(this.store.label, reasonOf(failure), kept);
 	}
 
-	/** Releases every reservation whose paid call never started (a failure stopped the batch first). */
+	/** Releases every reservation whose paid call never started (a failure stopped the batch first), and what this run owes. */
 	async releaseUnstarted(): Promise<void> {
 		await this.release([...this.held].filter(([, held]) => !held.started).map(([itemIndex]) => itemIndex));
+		if (this.owed.size > 0 && (await this.takeBack())) paidRelease(this.store.label, this);
+	}
+
+	/** Releases what this run owes (owedReleases.ts); true once nothing is owed. */
+	async takeBack(): Promise<boolean> {
+		const items = [...this.owed.values()];
+		if (items.length === 0) return true;
+		try {
+			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
+		} catch {
+			return false;
+		}
+		for (const item of items) if (this.owed.get(item.itemIndex) === item) this.owed.delete(item.itemIndex);
+		return this.owed.size === 0;
 	}
 
 	/** Items that hold a reservation. */
@@ -299,12 +311,17 @@ export class SendRecords {
 		return [...this.held.keys()];
 	}
 
-	private async tryRelease(items: ItemKeys[]): Promise<boolean> {
+	/** Releases the items' records; when that fails, owes it (this process takes them back later) and answers false. */
+	private async tryRelease(items: ItemKeys[], failed?: (error: unknown) => void): Promise<boolean> {
 		if (items.length === 0) return true;
 		try {
 			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
+			this.known?.forget(keysOfItems(items));
 			return true;
-		} catch {
+		} catch (error) {
+			failed?.(error);
+			for (const item of items) this.owed.set(item.itemIndex, item);
+			oweRelease(this.store.label, this, Date.now() + this.run.sendTtlMs);
 			return false;
 		}
 	}

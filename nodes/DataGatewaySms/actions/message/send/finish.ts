@@ -27,7 +27,7 @@ export async function finishSends<T>(run: SendRun, settled: Settled<T>): Promise
 		if (unmarked) ctx.addExecutionHints?.({ message: unmarkedText(unmarked), location: 'outputPane' });
 		const released = await records.releaseUnstarted().then(
 			() => undefined,
-			(error: unknown) => (error instanceof RecordsFailure ? error : new RecordsFailure(records.store.label, String(error), { reserved: records.holding(), unknown: [] })),
+			(error: unknown) => (error instanceof RecordsFailure ? error : new RecordsFailure(records.store.label, String(error), { reserved: records.holding(), unknown: [], notStarted: [] })),
 		);
 		if ('error' in settled) {
 			const described = stoppedBatchError(settled.error, outcomes.sentItems(), outcomes.unknownItems(), window);
