@@ -37,6 +37,15 @@ export class DataGatewayApi implements ICredentialType {
 			description: 'The API root; operation paths such as /telecom/identify are added to it',
 		},
 		{
+			displayName: 'Account',
+			name: 'account',
+			type: 'string',
+			default: '',
+			placeholder: 'acme-main',
+			description:
+				'Credentials with the same Account share one opt-out list, budgets and telephone quota; empty: those of one Base URL share them. <a href="https://github.com/data-gateway/n8n-nodes-data-gateway/blob/main/docs/credential.md#account">More</a>.',
+		},
+		{
 			displayName: 'Send App Code As',
 			name: 'appCodePlacement',
 			type: 'options',

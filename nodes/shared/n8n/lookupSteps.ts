@@ -10,6 +10,7 @@ import { countCall, noteBudget, noteLookupRun } from '../money/bill';
 import { describeCalls, priceOf } from '../money/spend';
 import { keepForLater, takeKeptAnswers } from '../lookups/reuse';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls } from '../lookups/telephoneQuota';
+import { openGuardScope } from '../store/guardScope';
 import { SharedAnswer } from '../state/executionMemory';
 import { spendMeter } from '../transport/clientForNode';
 import type { QueryValue } from '../transport/gatewayClient';
@@ -110,7 +111,7 @@ export async function reserveQuota<P extends Params, A>(lookup: Lookup<P, A>, ba
 		if (!lookup.memory?.has(key)) needed.add(key);
 	}
 	if (needed.size === 0) return undefined;
-	const reserved = await lookup.hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(store, lookup.client.accountKey, plan, needed.size));
+	const reserved = await lookup.hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(await openGuardScope(store, lookup.client.guard, undefined), plan, needed.size));
 	return reserved && { ...reserved, beyond: new Set([...needed].slice(reserved.granted)) };
 }
 
@@ -132,7 +133,7 @@ export async function settleQuota<P extends Params, A>(lookup: Lookup<P, A>, res
 	const plan = lookup.telephonePlan;
 	if (!plan) return;
 	const change = reservation ? attempted - reservation.granted : attempted;
-	const count = await lookup.hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, lookup.client.accountKey, reservation?.day, change), {
+	const count = await lookup.hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(await openGuardScope(store, lookup.client.guard, undefined), reservation?.day, change), {
 		courtesy: !plan.refuseBeyondQuota,
 	});
 	if (count !== undefined) noteLookupRun(lookup.ctx, { notes: [quotaLine(plan, count)] });

@@ -7,6 +7,7 @@ import { nodeSqlite, nodeVersion, queueRedisSettings, storeFilePath } from './ho
 import { MemoryStore } from './memoryStore';
 import { REDIS_CA_FIELD, redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type RedisUnavailable, type SharedRedis } from './redis/connection';
 import { RedisDurableStore } from './redisStore';
+import { storeFileExists } from './sqliteFiles';
 import { SqliteDurableStore } from './sqliteStore';
 
 /** One store per process and target: Redis stores by connection, SQLite stores by file. */
@@ -46,15 +47,30 @@ export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunction
 		const redis = redisFor(queue, 'store:queue');
 		return redisStore(redis, `n8n's queue Redis${at(redis)}`, queueFix);
 	}
-	const sqlite = nodeSqlite();
-	if (sqlite) {
-		const file = storeFilePath();
-		let store = sqliteStores.get(file);
-		if (!store) sqliteStores.set(file, (store = new SqliteDurableStore(sqlite, file)));
-		return store;
-	}
+	const sqlite = sqliteStore();
+	if (sqlite) return sqlite;
 	processMemory ??= new MemoryStore();
 	return processMemory;
+}
+
+function sqliteStore(): SqliteDurableStore | undefined {
+	const sqlite = nodeSqlite();
+	if (!sqlite) return undefined;
+	const file = storeFilePath();
+	let store = sqliteStores.get(file);
+	if (!store) sqliteStores.set(file, (store = new SqliteDurableStore(sqlite, file)));
+	return store;
+}
+
+/**
+ * Stores that may still hold what the guardrails kept before this one was used (store/guardScope.ts):
+ * under a Redis, this host's SQLite file when it exists (a Redis added to the credential, n8n moved
+ * to queue mode). Read only; opening it makes no file.
+ */
+export function earlierStoresOf(store: DurableStore): DurableStore[] {
+	if (store.kind !== 'redis' || !storeFileExists(storeFilePath())) return [];
+	const sqlite = sqliteStore();
+	return sqlite ? [sqlite] : [];
 }
 
 const at = (redis: SharedRedis) => (redis.where ? ` at ${redis.where}` : '');

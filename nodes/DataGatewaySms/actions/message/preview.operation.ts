@@ -71,7 +71,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		plan: (itemIndex) => readRequest(this, itemIndex),
 		beforeCalls: async (plans) => {
 			const phones = new Map([...plans].map(([itemIndex, { request }]) => [itemIndex, request.phone]));
-			return await optOutRefusals(this.getNode(), store, client.accountKey, phones, true);
+			return await optOutRefusals(this.getNode(), store, client.guard, phones, true);
 		},
 		execute: async ({ request, variables }, itemIndex) => {
 			const [signature, template] = await Promise.all([

@@ -3,7 +3,9 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 import { reviewMessageText, type ContentFinding } from '../../../../shared/checks/content';
 import { checkSendWindow, outsideWindow, readSendWindow } from '../../../../shared/checks/sendWindow';
 import { inputError } from '../../../../shared/errors/failures';
+import type { GuardAccount } from '../../../../shared/gateway/accountScope';
 import type { DurableStore } from '../../../../shared/store/durableStore';
+import { openGuardScope } from '../../../../shared/store/guardScope';
 import { readOptOuts } from '../../../../shared/store/optOutList';
 import type { SendPlan, SendRun } from './sendRun';
 
@@ -32,10 +34,11 @@ export function optOutListUnavailable(node: INode, store: DurableStore, error: u
 }
 
 /** Items whose number is on the account's opt-out list, each with its refusal: one store read for the run. */
-export async function optOutRefusals(node: INode, store: DurableStore, account: string, phones: Map<number, string>, preview = false): Promise<Map<number, unknown>> {
+export async function optOutRefusals(node: INode, store: DurableStore, account: GuardAccount, phones: Map<number, string>, preview = false): Promise<Map<number, unknown>> {
 	const refused = new Map<number, unknown>();
 	if (phones.size === 0) return refused;
-	const listed = await readOptOuts(store, account, [...phones.values()]).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
+	const read = async () => await readOptOuts(await openGuardScope(store, account, 'send'), [...phones.values()]);
+	const listed = await read().catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
 	for (const [itemIndex, phone] of phones) if (listed.has(phone)) refused.set(itemIndex, optedOutError(node, itemIndex, phone, preview));
 	return refused;
 }
@@ -51,7 +54,7 @@ export async function refuseOptedOutThenReserve(
 	reserve: (plans: Map<number, SendPlan>) => Promise<Map<number, unknown>>,
 ): Promise<Map<number, unknown>> {
 	const fresh = new Map([...plans].filter(([, plan]) => !plan.earlier).map(([itemIndex, plan]) => [itemIndex, plan.phone]));
-	const refused = await optOutRefusals(run.ctx.getNode(), run.records.store, run.client.accountKey, fresh);
+	const refused = await optOutRefusals(run.ctx.getNode(), run.records.store, run.client.guard, fresh);
 	const rest = new Map([...plans].filter(([itemIndex]) => !refused.has(itemIndex)));
 	for (const [itemIndex, error] of await reserve(rest)) refused.set(itemIndex, error);
 	return refused;

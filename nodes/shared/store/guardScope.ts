@@ -1,0 +1,125 @@
+/**
+ * Where the guardrails of one account live (issue 41): the scope their keys are written under
+ * (gateway/accountScope.ts), the scopes whose keys still count (the key the release before wrote,
+ * a credential's scope before its Account or Base URL changed), and the stores that may hold them:
+ * the store in use, and, when that is a Redis, this host's SQLite file, which held them before a
+ * Redis was added or n8n moved to queue mode. Entries are never copied: they are read where they
+ * are (an opt-out listed in any counts; spend adds up), so nothing is lost and nothing is counted twice.
+ */
+import type { GuardAccount } from '../gateway/accountScope';
+import { StoreUnavailable, type DurableStore } from './durableStore';
+import { storeFilePath } from './hostEnvironment';
+import { earlierStoresOf } from './openStore';
+import { REDIS_URL_FIELD } from './redis/settings';
+import { storeFileExists } from './sqliteFiles';
+
+/** The account's guardrails as one run sees them. */
+export interface GuardScope {
+	/** The store written to. */
+	store: DurableStore;
+	/** Read-only stores whose entries still count (this host's SQLite file under a Redis). */
+	earlier: DurableStore[];
+	/** The scope new entries are written under. */
+	scope: string;
+	/** Scopes whose entries still count: read, never written (a removal deletes them). */
+	former: string[];
+}
+
+/** A scope with nothing linked to it, in one store (tests, and callers that know no more). */
+export const plainScope = (store: DurableStore, scope: string): GuardScope => ({ store, earlier: [], scope, former: [] });
+
+/** Every scope whose entries count, the one written first. */
+export const scopesOf = (guard: GuardScope): string[] => [guard.scope, ...guard.former];
+
+/** Scopes linked to a scope (JSON list), and the scope a credential used last; both kept until deleted. */
+const linksKey = (scope: string) => `scope-links|${scope}`;
+const credentialKey = (credential: string) => `credential-scope|${credential}`;
+
+function listOf(value: string | undefined): string[] {
+	try {
+		const parsed: unknown = JSON.parse(value ?? '[]');
+		return Array.isArray(parsed) ? parsed.filter((entry): entry is string => typeof entry === 'string') : [];
+	} catch {
+		return [];
+	}
+}
+
+/**
+ * Links to the account's scope what its entries may still be under, in one atomic update: the
+ * release-before key of a credential seen for the first time, and the scope a credential used
+ * before (its Account set or changed, its gateway's address changed). Returns every linked scope.
+ */
+async function linkScopes(store: DurableStore, account: GuardAccount): Promise<string[]> {
+	const earlierScope = account.credential === undefined ? undefined : (await store.read([credentialKey(account.credential)]))[0];
+	const carried = earlierScope !== undefined && earlierScope !== account.scope ? [earlierScope] : [];
+	const keys = [linksKey(account.scope), ...(account.credential === undefined ? [] : [credentialKey(account.credential)]), ...carried.map(linksKey)];
+	return await store.update(keys, ([links, used, ...carriedLinks]) => {
+		const linked = listOf(links);
+		const seenBefore = account.credential !== undefined && used !== undefined;
+		const wanted = [...(seenBefore ? [] : [account.legacy]), ...(used !== undefined && used !== account.scope ? [used, ...carriedLinks.flatMap(listOf)] : [])];
+		const added = wanted.filter((scope) => scope !== account.scope && !linked.includes(scope));
+		const next = [...linked, ...added];
+		const writes = [
+			...(added.length > 0 ? [{ key: linksKey(account.scope), value: JSON.stringify(next) }] : []),
+			...(account.credential !== undefined && used !== account.scope ? [{ key: credentialKey(account.credential), value: account.scope }] : []),
+		];
+		return { writes, result: next };
+	});
+}
+
+/** Links each earlier store holds for the scope (read only). */
+async function earlierLinks(earlier: DurableStore[], account: GuardAccount): Promise<string[]> {
+	const lists = await Promise.all(earlier.map(async (store) => listOf((await store.read([linksKey(account.scope)]))[0])));
+	return [account.legacy, ...lists.flat()];
+}
+
+const resolved = new WeakMap<GuardAccount, Map<DurableStore, Promise<GuardScope>>>();
+
+/**
+ * The account's scope in this store, resolved once per run (a GuardAccount is made per run). A
+ * failure is not kept: the next call asks again.
+ */
+export async function guardScope(store: DurableStore, account: GuardAccount, earlier: DurableStore[] = []): Promise<GuardScope> {
+	let perStore = resolved.get(account);
+	if (!perStore) resolved.set(account, (perStore = new Map()));
+	let scope = perStore.get(store);
+	if (!scope) {
+		scope = (async () => {
+			const [linked, fromEarlier] = await Promise.all([linkScopes(store, account), earlierLinks(earlier, account)]);
+			const former = [...new Set([...linked, ...(earlier.length > 0 ? fromEarlier : [])])].filter((entry) => entry !== account.scope);
+			return { store, earlier, scope: account.scope, former };
+		})();
+		perStore.set(store, scope);
+		scope.catch(() => perStore.delete(store));
+	}
+	return await scope;
+}
+
+/** What a guardrail needs of the store: to keep the list, to read it before a send, to count spend. */
+export type GuardNeed = 'list' | 'send' | 'budget';
+
+const KEPT: Record<GuardNeed, string> = {
+	list: 'The opt-out list is kept only where it outlives n8n',
+	send: 'An opt-out list may be kept in the SQLite file that this Node cannot read',
+	budget: 'The daily and monthly budgets are counted only where the count outlives n8n',
+};
+
+/**
+ * Why this store may not hold the account's guardrails, or undefined: process memory forgets them on
+ * restart (n8n 1.x on Node 20 without a Redis). A send there is refused only when this host's SQLite
+ * file exists: a list kept in it by an earlier n8n on a newer Node would go unread.
+ */
+export function memoryRefusal(store: DurableStore, need: GuardNeed | undefined): string | undefined {
+	if (store.kind !== 'memory' || need === undefined) return undefined;
+	const file = storeFilePath();
+	if (need === 'send' && !storeFileExists(file)) return undefined;
+	const where = need === 'send' ? `${KEPT.send} (${file})` : `${KEPT[need]}, and this n8n has only ${store.label}`;
+	return `${where}: set "${REDIS_URL_FIELD}" in the credential, or run n8n on Node 22.13 or later (as n8n 2.x does), which keeps them in an SQLite file`;
+}
+
+/** The account's scope in the store in use and the stores before it; refused (StoreUnavailable) on process memory where `need` says so. */
+export async function openGuardScope(store: DurableStore, account: GuardAccount, need: GuardNeed | undefined): Promise<GuardScope> {
+	const refusal = memoryRefusal(store, need);
+	if (refusal) throw new StoreUnavailable(store.label, refusal);
+	return await guardScope(store, account, earlierStoresOf(store));
+}
