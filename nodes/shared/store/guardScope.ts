@@ -34,6 +34,8 @@ export const scopesOf = (guard: GuardScope): string[] => [guard.scope, ...guard.
 /** Scopes linked to a scope (JSON list), and the scope a credential used last; both kept until deleted. */
 const linksKey = (scope: string) => `scope-links|${scope}`;
 const credentialKey = (credential: string) => `credential-scope|${credential}`;
+/** In an earlier store: where the scope's guardrails went (a Redis), so that processes still on that store refuse. */
+const movedKey = (scope: string) => `scope-moved|${scope}`;
 
 function listOf(value: string | undefined): string[] {
 	try {
@@ -44,20 +46,42 @@ function listOf(value: string | undefined): string[] {
 	}
 }
 
+/** What a store says of the account's scope: its links, the scope the credential used last and that scope's links, where it moved. */
+interface Links {
+	linked: string[];
+	used?: string;
+	usedLinks: string[];
+	moved?: string;
+}
+
+async function readLinks(store: DurableStore, account: GuardAccount): Promise<Links> {
+	const keys = [linksKey(account.scope), movedKey(account.scope), ...(account.credential === undefined ? [] : [credentialKey(account.credential)])];
+	const [links, moved, used] = await store.read(keys);
+	const usedLinks = used !== undefined && used !== account.scope ? listOf((await store.read([linksKey(used)]))[0]) : [];
+	return { linked: listOf(links), used, usedLinks, moved };
+}
+
+/** The scopes a store's links add: the release-before key of a credential it has not seen, the credential's earlier scope and its links. */
+function wantedLinks(account: GuardAccount, links: Links): string[] {
+	const seenBefore = account.credential !== undefined && links.used !== undefined;
+	const earlier = links.used !== undefined && links.used !== account.scope ? [links.used, ...links.usedLinks] : [];
+	return [...(seenBefore ? [] : [account.legacy]), ...earlier].filter((scope) => scope !== account.scope);
+}
+
 /**
- * Links to the account's scope what its entries may still be under, in one atomic update: the
- * release-before key of a credential seen for the first time, and the scope a credential used
- * before (its Account set or changed, its gateway's address changed). Returns every linked scope.
+ * Links to the account's scope what its entries may still be under: the release-before key of a
+ * credential seen for the first time, and the scope a credential used before (its Account set or
+ * changed, its gateway's address changed). Read first; written (one atomic update) only when
+ * something is new. Returns every linked scope.
  */
 async function linkScopes(store: DurableStore, account: GuardAccount): Promise<string[]> {
-	const earlierScope = account.credential === undefined ? undefined : (await store.read([credentialKey(account.credential)]))[0];
-	const carried = earlierScope !== undefined && earlierScope !== account.scope ? [earlierScope] : [];
-	const keys = [linksKey(account.scope), ...(account.credential === undefined ? [] : [credentialKey(account.credential)]), ...carried.map(linksKey)];
-	return await store.update(keys, ([links, used, ...carriedLinks]) => {
+	const seen = await readLinks(store, account);
+	if (seen.moved !== undefined) throw new StoreUnavailable(store.label, movedAway(store, seen.moved));
+	if (wantedLinks(account, seen).every((scope) => seen.linked.includes(scope)) && (account.credential === undefined || seen.used === account.scope)) return seen.linked;
+	const keys = [linksKey(account.scope), ...(account.credential === undefined ? [] : [credentialKey(account.credential)])];
+	return await store.update(keys, ([links, used]) => {
 		const linked = listOf(links);
-		const seenBefore = account.credential !== undefined && used !== undefined;
-		const wanted = [...(seenBefore ? [] : [account.legacy]), ...(used !== undefined && used !== account.scope ? [used, ...carriedLinks.flatMap(listOf)] : [])];
-		const added = wanted.filter((scope) => scope !== account.scope && !linked.includes(scope));
+		const added = wantedLinks(account, { ...seen, used }).filter((scope) => !linked.includes(scope));
 		const next = [...linked, ...added];
 		const writes = [
 			...(added.length > 0 ? [{ key: linksKey(account.scope), value: JSON.stringify(next) }] : []),
@@ -67,10 +91,31 @@ async function linkScopes(store: DurableStore, account: GuardAccount): Promise<s
 	});
 }
 
-/** Links each earlier store holds for the scope (read only). */
-async function earlierLinks(earlier: DurableStore[], account: GuardAccount): Promise<string[]> {
-	const lists = await Promise.all(earlier.map(async (store) => listOf((await store.read([linksKey(account.scope)]))[0])));
-	return [account.legacy, ...lists.flat()];
+/** Where a Redis store is ("host:port/db"), as its label says: the credential's and n8n's queue Redis may be one server. */
+const placeOf = (label: string) => label.replace(/^.* at /, '');
+
+function movedAway(store: DurableStore, to: string): string {
+	return (
+		`This account's opt-out list and budgets are kept in the Redis at ${to} since a credential of it used that Redis (its "${REDIS_URL_FIELD}", or n8n's queue mode): ` +
+		`${store.label} no longer holds all of them, so nothing is sent or counted here. Set that Redis as this credential's "${REDIS_URL_FIELD}" (or run n8n in queue mode with it)`
+	);
+}
+
+/**
+ * The links each earlier store holds (read only), and a mark there that the account's guardrails
+ * now live in `store`: a process still using the earlier store refuses them (movedAway). Two
+ * Redis for one account would each miss the other's entries: the second is refused.
+ */
+async function earlierLinks(store: DurableStore, earlier: DurableStore[], account: GuardAccount): Promise<string[]> {
+	const found: string[] = [account.legacy];
+	for (const before of earlier) {
+		const links = await readLinks(before, account);
+		found.push(...links.linked, ...wantedLinks(account, links));
+		const place = placeOf(store.label);
+		const moved = await before.update([movedKey(account.scope)], ([value]) => ({ writes: value === undefined ? [{ key: movedKey(account.scope), value: place }] : [], result: value ?? place }));
+		if (moved !== place) throw new StoreUnavailable(store.label, movedAway(store, moved));
+	}
+	return found;
 }
 
 const resolved = new WeakMap<GuardAccount, Map<DurableStore, Promise<GuardScope>>>();
@@ -85,7 +130,7 @@ export async function guardScope(store: DurableStore, account: GuardAccount, ear
 	let scope = perStore.get(store);
 	if (!scope) {
 		scope = (async () => {
-			const [linked, fromEarlier] = await Promise.all([linkScopes(store, account), earlierLinks(earlier, account)]);
+			const [linked, fromEarlier] = await Promise.all([linkScopes(store, account), earlierLinks(store, earlier, account)]);
 			const former = [...new Set([...linked, ...(earlier.length > 0 ? fromEarlier : [])])].filter((entry) => entry !== account.scope);
 			return { store, earlier, scope: account.scope, former };
 		})();

@@ -96,7 +96,7 @@ export function storeFallbackNotice(store: DurableStore): string | undefined {
 	if (store instanceof RedisDurableStore) return store.notices().join(' ') || undefined;
 	if (store.kind !== 'memory') return undefined;
 	return (
-		`What this node keeps between executions (send records, answers kept for reuse) is in ${store.label} only: a restart of n8n forgets it, and other n8n processes do not see it. ` +
+		`What this node keeps between executions (send records, answers kept for reuse) is in ${store.label} only: a restart of n8n forgets it, and other n8n processes do not see it; so the opt-out list and the daily and monthly budgets are refused here. ` +
 		`This Node (${nodeVersion()}) has no node:sqlite for a store file; run n8n on Node 22.13 or later (as n8n 2.x does), or set "${REDIS_URL_FIELD}" in the credential.`
 	);
 }
