@@ -103,16 +103,22 @@ function movedAway(store: DurableStore, to: string): string {
 
 /**
  * The links each earlier store holds (read only), and a mark there that the account's guardrails
- * now live in `store`: a process still using the earlier store refuses them (movedAway). Two
- * Redis for one account would each miss the other's entries: the second is refused.
+ * now live in `store`: a process still using the earlier store refuses them (movedAway). A mark
+ * naming a store this one reads through is moved on; one naming another store (two Redis for one
+ * account, each missing the other's entries) refuses this one.
  */
 async function earlierLinks(store: DurableStore, earlier: DurableStore[], account: GuardAccount): Promise<string[]> {
 	const found: string[] = [account.legacy];
+	const place = placeOf(store.label);
+	const known = new Set([store, ...earlier].map((each) => placeOf(each.label)));
 	for (const before of earlier) {
 		const links = await readLinks(before, account);
 		found.push(...links.linked, ...wantedLinks(account, links));
-		const place = placeOf(store.label);
-		const moved = await before.update([movedKey(account.scope)], ([value]) => ({ writes: value === undefined ? [{ key: movedKey(account.scope), value: place }] : [], result: value ?? place }));
+		const key = movedKey(account.scope);
+		const moved = await before.update([key], ([value]) => {
+			const mine = value === undefined || known.has(value);
+			return { writes: mine && value !== place ? [{ key, value: place }] : [], result: mine ? place : value };
+		});
 		if (moved !== place) throw new StoreUnavailable(store.label, movedAway(store, moved));
 	}
 	return found;

@@ -38,15 +38,14 @@ export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunction
 		const settings = redisSettingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
 		if (settings) {
 			const redis = redisFor(settings, owner);
-			return redisStore(redis, `the credential's Redis${at(redis)}`, (failure) => `fix the credential's "${failure.field}"`);
+			const store = redisStore(redis, `the credential's Redis${at(redis)}`, (failure) => `fix the credential's "${failure.field}"`);
+			credentialRedisStores.add(store);
+			return store;
 		}
 		releaseRedis(owner);
 	}
-	const queue = queueRedisSettings();
-	if (queue) {
-		const redis = redisFor(queue, 'store:queue');
-		return redisStore(redis, `n8n's queue Redis${at(redis)}`, queueFix);
-	}
+	const queue = queueRedisStore();
+	if (queue) return queue;
 	const sqlite = sqliteStore();
 	if (sqlite) return sqlite;
 	processMemory ??= new MemoryStore();
@@ -65,12 +64,24 @@ function sqliteStore(): SqliteDurableStore | undefined {
 /**
  * Stores that may still hold what the guardrails kept before this one was used (store/guardScope.ts):
  * under a Redis, this host's SQLite file when it exists (a Redis added to the credential, n8n moved
- * to queue mode). Read only; opening it makes no file.
+ * to queue mode); under the credential's Redis in queue mode, n8n's queue Redis too (when it is
+ * another). Opening the file makes none.
  */
 export function earlierStoresOf(store: DurableStore): DurableStore[] {
-	if (store.kind !== 'redis' || !storeFileExists(storeFilePath())) return [];
-	const sqlite = sqliteStore();
-	return sqlite ? [sqlite] : [];
+	if (store.kind !== 'redis') return [];
+	const queue = credentialRedisStores.has(store) ? queueRedisStore() : undefined;
+	const sqlite = storeFileExists(storeFilePath()) ? sqliteStore() : undefined;
+	return [queue, sqlite].filter((earlier): earlier is RedisDurableStore | SqliteDurableStore => earlier !== undefined && earlier !== store && earlier.label.replace(/^.* at /, '') !== store.label.replace(/^.* at /, ''));
+}
+
+/** The credential's Redis stores: n8n's queue Redis, when there is one, came before them (earlierStoresOf). */
+const credentialRedisStores = new WeakSet<DurableStore>();
+
+function queueRedisStore(): RedisDurableStore | undefined {
+	const queue = queueRedisSettings();
+	if (!queue) return undefined;
+	const redis = redisFor(queue, 'store:queue');
+	return redisStore(redis, `n8n's queue Redis${at(redis)}`, queueFix);
 }
 
 const at = (redis: SharedRedis) => (redis.where ? ` at ${redis.where}` : '');
