@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
 import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVehicle.node';
@@ -79,7 +79,7 @@ function baseUrl(spelling: Spelling): string {
 }
 
 /** n8n's environment and the credential for a setup. */
-function credentialOf(setup: Setup): IDataObject {
+function credentialOf(setup: Setup): ICredentialDataDecryptedObject {
 	for (const name of QUEUE_VARIABLES) delete process.env[name];
 	if (setup.queueDb !== undefined) {
 		const { port } = new URL(redis.url);
