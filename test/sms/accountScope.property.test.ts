@@ -85,8 +85,9 @@ function credentialOf(setup: Setup): ICredentialDataDecryptedObject {
 		const { port } = new URL(redis.url);
 		Object.assign(process.env, { EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '127.0.0.1', QUEUE_BULL_REDIS_PORT: port, QUEUE_BULL_REDIS_DB: String(setup.queueDb) });
 	}
-	const redisUrl = setup.credentialRedisDb === undefined ? {} : { sharedLimitRedisUrl: `${redis.url}/${setup.credentialRedisDb}` };
-	return { appCodeSecret: setup.appCode, baseUrl: baseUrl(setup.spelling), dailyBudgetYuan: 1.3, ...redisUrl };
+	const credential: ICredentialDataDecryptedObject = { appCodeSecret: setup.appCode, baseUrl: baseUrl(setup.spelling), dailyBudgetYuan: 1.3 };
+	if (setup.credentialRedisDb !== undefined) credential.sharedLimitRedisUrl = `${redis.url}/${setup.credentialRedisDb}`;
+	return credential;
 }
 
 const sms = new DataGatewaySms();
