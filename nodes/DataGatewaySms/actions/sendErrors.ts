@@ -15,9 +15,10 @@ const itemsNamed = (list: number[]) => `item${list.length === 1 ? '' : 's'} ${it
 export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: number): string {
 	const { reserved, unknown } = failure.kept;
 	const parts: string[] = [];
-	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
+	// "may" only where the store's answer was lost or garbled (the release may have been applied); a refused release left them there.
 	if (reserved.length > 0) {
-		parts.push(`The reservations of ${itemsNamed(reserved)} may still be in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
+		const where = failure.certain ? `are still in ${failure.store}` : `may still be in ${failure.store}`;
+		parts.push(`The reservations of ${itemsNamed(reserved)} ${where}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
 	}
 	if (unknown.length > 0) {
 		parts.push(

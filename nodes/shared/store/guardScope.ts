@@ -79,6 +79,8 @@ async function linkScopes(store: DurableStore, account: GuardAccount): Promise<s
 	if (seen.moved !== undefined) throw new StoreUnavailable(store.label, movedAway(store, seen.moved));
 	if (wantedLinks(account, seen).every((scope) => seen.linked.includes(scope)) && (account.credential === undefined || seen.used === account.scope)) return seen.linked;
 	const keys = [linksKey(account.scope), ...(account.credential === undefined ? [] : [credentialKey(account.credential)])];
+	const read = [...new Set([...seen.linked, ...wantedLinks(account, seen)])];
+	// Not written (a store refusing writes, a Redis that may evict): this run still counts every scope it read; its own writes fail with their own error.
 	return await store.update(keys, ([links, used]) => {
 		const linked = listOf(links);
 		const added = wantedLinks(account, { ...seen, used }).filter((scope) => !linked.includes(scope));
@@ -88,7 +90,7 @@ async function linkScopes(store: DurableStore, account: GuardAccount): Promise<s
 			...(account.credential !== undefined && used !== account.scope ? [{ key: credentialKey(account.credential), value: account.scope }] : []),
 		];
 		return { writes, result: next };
-	});
+	}).catch(() => read);
 }
 
 /** Where a Redis store is ("host:port/db"), as its label says: the credential's and n8n's queue Redis may be one server. */

@@ -2,6 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
+import { hostClock } from './hostClock';
 import { NOEVICTION_VARIABLE, noEvictionConfirmed } from './hostEnvironment';
 import { checkWrittenKeys, KEY_CHECK_NAME, keyCheck, keyMismatch, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
@@ -80,6 +81,9 @@ function compareAndSet(count: number): RedisScript {
 	return script;
 }
 
+/** How long what Redis said about eviction and persistence is trusted before it is asked again. */
+export const REPROBE_MS = 60_000;
+
 /** Tries of one update before it gives up on keys that keep changing; tests may lower it. */
 export const redisStoreTries = { max: 12 };
 
@@ -125,19 +129,20 @@ export class RedisDurableStore implements DurableStore {
 		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide, guess));
 	}
 
-	private probed?: { connection?: number; environment: RedisEnvironment };
+	private probed?: { connection?: number; at: number; environment: RedisEnvironment };
 	private probing?: Promise<RedisEnvironment>;
 
 	/**
-	 * What this Redis says about its keys (eviction policy, persistence), asked once per connection:
-	 * a reconnect may reach another server (a failover).
+	 * What this Redis says about its keys (eviction policy, persistence), asked again on each new
+	 * connection (a reconnect may reach another server: a failover) and at least once a minute while
+	 * connected (an operator may switch a running Redis to allkeys-lru): one or two commands a minute.
 	 */
 	async environment(): Promise<RedisEnvironment> {
 		const known = this.knownEnvironment();
 		if (known) return known;
 		this.probing ??= probeRedis(async (name, args) => await this.redis.command(name, args))
 			.then((environment) => {
-				this.probed = { connection: this.redis.connectionCount, environment };
+				this.probed = { connection: this.redis.connectionCount, at: hostClock.now(), environment };
 				return environment;
 			})
 			.finally(() => {
@@ -146,9 +151,12 @@ export class RedisDurableStore implements DurableStore {
 		return await this.probing;
 	}
 
-	/** What this connection has said already; undefined before it was asked, or after a reconnect. */
+	/** What this connection said within the last minute; undefined before it was asked, after a reconnect, or once a minute has passed. */
 	private knownEnvironment(): RedisEnvironment | undefined {
-		return this.probed?.connection === this.redis.connectionCount ? this.probed?.environment : undefined;
+		const probed = this.probed;
+		if (probed === undefined || probed.connection !== this.redis.connectionCount) return undefined;
+		// Either way: a host clock set back must not make an old answer look fresh for long.
+		return Math.abs(hostClock.now() - probed.at) < REPROBE_MS ? probed.environment : undefined;
 	}
 
 	/** The environment, asked if need be; a failure is a StoreUnavailable like any other call's. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import type { DurableStore } from '../durableStore';
+import { StoreUnavailable, type DurableStore } from '../durableStore';
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
@@ -40,6 +40,8 @@ export class RecordsFailure extends Error {
 		readonly reason: string,
 		/** The items whose records stay in the store, and in which state. */
 		readonly kept: { reserved: number[]; unknown: number[] },
+		/** The failed update certainly wrote nothing (the store refused it): what `kept` names is there, not maybe. */
+		readonly certain = false,
 	) {
 		super(reason);
 		this.name = 'RecordsFailure';
@@ -56,9 +58,18 @@ const TRIES = 3;
 const SEND_RECORD_MS = 24 * 3_600_000;
 
 /** What stays in the store after a failure, named in the node's error. */
-const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept']) => new RecordsFailure(store, reason, kept);
+const recordsFailure = (store: string, reason: string, kept: RecordsFailure['kept'], certain = false) => new RecordsFailure(store, reason, kept, certain);
 
 const RESULT = 'send-records';
+/** Failures of an update none of whose tries can have written (the store refused before writing): nothing of its items is kept. */
+const unwritten = new WeakSet<object>();
+const wroteNothing = (error: unknown) => error instanceof StoreUnavailable && !error.maybeWritten;
+/** The items of a step whose update was applied, and those whose update may have been (its answer was lost). */
+interface Touched {
+	applied: Set<ItemKeys>;
+	maybe: Set<ItemKeys>;
+}
+const newTouched = (): Touched => ({ applied: new Set(), maybe: new Set() });
 /** The items' keys; without the counts for decisions that never touch them (mark sent, and a claim's first try). */
 const keysOfItems = (items: ItemKeys[], counts = true) =>
 	[...new Set(items.flatMap((item) => [item.sendKey, item.messageKey, ...(counts ? item.countKeys : [])]))];
@@ -117,6 +128,7 @@ export class SendRecords {
 		const keys = keysOfItems(items, counts);
 		const phones = phonesOfItems(items);
 		let failure: unknown;
+		let mayHaveWritten = false;
 		for (let attempt = 0; attempt < TRIES; attempt++) {
 			let staged: StagedValues | undefined;
 			try {
@@ -137,10 +149,12 @@ export class SendRecords {
 			} catch (error) {
 				this.known?.forget(keys);
 				failure = error;
+				if (!wroteNothing(error) && !(error instanceof UnnamedKey)) mayHaveWritten = true;
 				// Asking again would need the same key again: the caller names more keys instead.
 				if (error instanceof UnnamedKey) break;
 			}
 		}
+		if (!mayHaveWritten && failure instanceof Error) unwritten.add(failure);
 		throw failure;
 	}
 
@@ -150,7 +164,7 @@ export class SendRecords {
 	 * before it), so that Redis's round trips overlap. When one fails, the rest already started end
 	 * before it is thrown (the caller then releases what they took); none starts after it.
 	 */
-	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
+	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true, touched?: Touched): Promise<T[]> {
 		const results: T[][] = [];
 		let running: Array<Promise<unknown>> = [];
 		let keysInFlight = new Set<string>();
@@ -165,7 +179,19 @@ export class SendRecords {
 			const keys = keysOfItems(chunk, counts);
 			if (running.length >= CHUNKS_AT_ONCE || keys.some((key) => keysInFlight.has(key))) await settle();
 			for (const key of keys) keysInFlight.add(key);
-			running.push(this.update(chunk, decide, counts).then((answers) => (results[index] = answers)));
+			// `touched`: the items whose update was applied, or may have been.
+			running.push(
+				this.update(chunk, decide, counts).then(
+					(answers) => {
+						chunk.forEach((item) => touched?.applied.add(item));
+						results[index] = answers;
+					},
+					(error: unknown) => {
+						if (!unwritten.has(error as object)) chunk.forEach((item) => touched?.maybe.add(item));
+						throw error;
+					},
+				),
+			);
 		}
 		await settle();
 		return results.flat();
@@ -181,19 +207,23 @@ export class SendRecords {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
 		let items: ItemKeys[] = [];
+		const touched = newTouched();
 		try {
 			const now = await this.store.now();
 			if (!Number.isFinite(now)) throw new Error(`${this.store.label} gave a time that is not a number`);
 			items = sends.map((send) => this.keysOf(send, now));
-			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item));
+			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item), true, touched);
 			items.forEach((item, index) => {
 				decisions.set(item.itemIndex, results[index]);
 				if (results[index].kind === 'send') this.held.set(item.itemIndex, { keys: item, started: false });
 			});
 			return decisions;
 		} catch (error) {
-			const released = await this.tryRelease(items);
-			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : items.map((item) => item.itemIndex), unknown: [] });
+			// Only what was, or may have been, reserved is released, and named when that fails: a refused update kept nothing.
+			const reserved = items.filter((item) => touched.applied.has(item) || touched.maybe.has(item));
+			const release = await this.tryRelease(reserved);
+			const certain = release === 'refused' && touched.maybe.size === 0;
+			throw recordsFailure(this.store.label, reasonOf(error), { reserved: release === 'released' ? [] : reserved.map((item) => item.itemIndex), unknown: [] }, certain);
 		}
 	}
 
@@ -233,9 +263,11 @@ export class SendRecords {
 				return { value: answer };
 			});
 		} catch (error) {
-			const released = await this.tryRelease(items);
-			if (released) for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
-			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : [itemIndex], unknown: [] }) }));
+			const release = await this.tryRelease(items);
+			if (release === 'released') for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
+			return itemIndexes.map((itemIndex) => ({
+				error: recordsFailure(this.store.label, reasonOf(error), { reserved: release === 'released' ? [] : [itemIndex], unknown: [] }, release === 'refused'),
+			}));
 		}
 	}
 
@@ -261,12 +293,13 @@ export class SendRecords {
 	async release(itemIndexes: number[]): Promise<void> {
 		const items = itemIndexes.flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
 		if (items.length === 0) return;
+		const touched = newTouched();
 		try {
-			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
+			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item), true, touched);
 		} catch (error) {
 			const kept = { reserved: [] as number[], unknown: [] as number[] };
 			for (const item of items) (this.held.get(item.itemIndex)?.started ? kept.unknown : kept.reserved).push(item.itemIndex);
-			throw recordsFailure(this.store.label, reasonOf(error), kept);
+			throw recordsFailure(this.store.label, reasonOf(error), kept, touched.applied.size === 0 && touched.maybe.size === 0);
 		}
 		for (const item of items) this.held.delete(item.itemIndex);
 		this.known?.forget(keysOfItems(items));
@@ -282,13 +315,15 @@ export class SendRecords {
 		return [...this.held.keys()];
 	}
 
-	private async tryRelease(items: ItemKeys[]): Promise<boolean> {
-		if (items.length === 0) return true;
+	/** Releases the items: 'released', 'refused' (the store certainly changed nothing), or 'failed' (it may have). */
+	private async tryRelease(items: ItemKeys[]): Promise<'released' | 'refused' | 'failed'> {
+		if (items.length === 0) return 'released';
+		const touched = newTouched();
 		try {
-			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
-			return true;
+			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item), true, touched);
+			return 'released';
 		} catch {
-			return false;
+			return touched.applied.size === 0 && touched.maybe.size === 0 ? 'refused' : 'failed';
 		}
 	}
 }
