@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { erasePhone, normalizedPhone } from '../../nodes/shared/store/erasePhone';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
-import { legacyKeyName, storedKeyName } from '../../nodes/shared/store/keyName';
+import { legacyKeyName, phoneTag, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { FALLBACK_KEY_FILE, forgetNameSecret, nameSecret } from '../../nodes/shared/store/nameSecret';
 import { redisFor } from '../../nodes/shared/store/redis/connection';
@@ -53,6 +53,15 @@ describe('key names', () => {
 		expect(name).toBe(nameWith('key-one'));
 		expect(name).not.toContain(createHash('sha256').update(key).digest('base64url'));
 		expect(legacyKeyName(key)).toBe(`dgw:${createHash('sha256').update(key).digest('base64url')}`);
+		// Nor are the phone tag (what an erase finds rows by) and a grouped row's prefix (issue 41 item 9): each keyed, each another with another key.
+		const plain = (text: string) => createHash('sha256').update(text).digest('base64url');
+		const tag = phoneTag('13712345678');
+		const row = storedRowKey(key);
+		expect([tag, row].join()).not.toContain(plain('phone|13712345678').slice(0, 10));
+		expect(row.slice('dgw:~'.length, 'dgw:~'.length + 10)).not.toBe(plain(key.slice(0, key.indexOf('>'))).slice(0, 10));
+		setEnvironment({ N8N_ENCRYPTION_KEY: 'key-three', N8N_USER_FOLDER: folder });
+		expect(phoneTag('13712345678')).not.toBe(tag);
+		expect(storedRowKey(key).slice(0, 15)).not.toBe(row.slice(0, 15));
 		setEnvironment({ N8N_ENCRYPTION_KEY: 'key-two', N8N_USER_FOLDER: folder });
 		expect(storedKeyName(key)).not.toBe(name);
 	});
@@ -207,6 +216,8 @@ describe('erasing one phone number', () => {
 			const other = new RedisDurableStore(connection, 'the test Redis', () => 'fix');
 			await expect(other.read(['x'])).rejects.toThrow(/^the test Redis is used by n8n processes with another encryption key/);
 			await expect(other.update(['y'], () => ({ writes: [{ key: 'y', value: 'two' }], result: undefined }))).rejects.toThrow(/another encryption key/);
+			// The erase too (npm run erase-phone): its tags are another key's, so it would find nothing and say "erased: 0" (issue 41 item 4).
+			await expect(erasePhone(other, '13712345678')).rejects.toThrow(/^the test Redis is used by n8n processes with another encryption key/);
 			expect(cli('--scan').split('\n')).toHaveLength(2);
 			cli('FLUSHALL');
 			setEnvironment({});

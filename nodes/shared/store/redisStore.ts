@@ -64,13 +64,19 @@ for i = n + 2, #ARGV, 4 do
 end
 return 1`;
 
-/** Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted. */
+/**
+ * Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted,
+ * or -1 when the store's key check (KEYS[2]) is another key's (ARGV[1] is this process's): its
+ * tags are another key's too, so an erase here would find nothing and say 0.
+ */
 const ERASE_PHONE = new RedisScript(
-	`local removed = 0
+	`local check = redis.call('GET', KEYS[2])
+if check and check ~= ARGV[1] then return -1 end
+local removed = 0
 for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do removed = removed + redis.call('DEL', name) end
 redis.call('DEL', KEYS[1])
 return removed`,
-	1,
+	2,
 );
 
 /** The script for `count` keys (a script's key count is part of how it is called). */
@@ -118,7 +124,8 @@ export class RedisDurableStore implements DurableStore {
 
 	/** Deletes every key written about this phone number (StoreWrite.phone); returns how many. */
 	async erasePhone(phone: string): Promise<number> {
-		const answer = await this.call('the erase script', () => this.redis.runScript(ERASE_PHONE, [`${PHONE_SET_PREFIX}${phoneTag(phone)}`], []), true);
+		const answer = await this.call('the erase script', () => this.redis.runScript(ERASE_PHONE, [`${PHONE_SET_PREFIX}${phoneTag(phone)}`, KEY_CHECK_NAME], [keyCheck()]), true);
+		if (answer === -1) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 		if (typeof answer !== 'number') throw this.unexpected('the erase script', answer, true);
 		return answer;
 	}
