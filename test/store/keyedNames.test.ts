@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { erasePhone, normalizedPhone } from '../../nodes/shared/store/erasePhone';
+import { erasePhone, erasePhoneEverywhere, normalizedPhone } from '../../nodes/shared/store/erasePhone';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
 import { legacyKeyName, phoneTag, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
@@ -19,6 +19,7 @@ import { RedisDurableStore } from '../../nodes/shared/store/redisStore';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
 import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { withEnvironment } from './selection';
 
 const VARIABLES = ['DATA_GATEWAY_STORE_KEY', 'DATA_GATEWAY_STORE_KEY_FILE', 'N8N_ENCRYPTION_KEY', 'N8N_ENCRYPTION_KEY_FILE', 'N8N_USER_FOLDER'] as const;
 const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
@@ -219,6 +220,22 @@ describe('erasing one phone number', () => {
 			// The erase too (npm run erase-phone): its tags are another key's, so it would find nothing and say "erased: 0" (issue 41 item 4).
 			await expect(erasePhone(other, '13712345678')).rejects.toThrow(/^the test Redis is used by n8n processes with another encryption key/);
 			expect(cli('--scan').split('\n')).toHaveLength(2);
+			cli('FLUSHALL');
+			setEnvironment({});
+		});
+
+		it("npm run erase-phone erases in n8n's queue Redis in queue mode, with no Redis given (issue 41 item 9)", async () => {
+			cli('FLUSHALL');
+			setEnvironment({ N8N_ENCRYPTION_KEY: 'installation one', N8N_USER_FOLDER: folder });
+			const store = new RedisDurableStore(redisFor({ url: redis.url }, 'queue-erase'), 'the test Redis', () => 'fix');
+			const keys = await fill(store);
+			const restore = withEnvironment({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '127.0.0.1', QUEUE_BULL_REDIS_PORT: String(redis.port), DATA_GATEWAY_STORE_FILE: join(folder, 'no-such-store.sqlite') });
+			try {
+				expect(await erasePhoneEverywhere(phone)).toEqual([{ store: `n8n's queue Redis at 127.0.0.1:${redis.port}`, erased: 2 }]);
+			} finally {
+				restore();
+			}
+			expect(await store.read(keys)).toEqual([undefined, undefined, `text for ${other}`, 'kept']);
 			cli('FLUSHALL');
 			setEnvironment({});
 		});

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import fc from 'fast-check';
 
-import { SpendLedger, toUnits, type MoneyLimits } from '../../nodes/shared/money/ledger';
+import { LEDGER_KEEP_MS, SpendLedger, toUnits, type MoneyLimits } from '../../nodes/shared/money/ledger';
 import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
@@ -157,6 +157,46 @@ describe.each(KINDS.filter((kind) => kind.movable))('the ledger on the $kind sto
 			day: 12000,
 			month: 12000,
 		});
+	});
+
+	it('each count belongs to its account: another account starts its execution, day and month at 0 (issue 41)', async () => {
+		const [store] = open();
+		const [one, two] = [freshKey('account'), freshKey('account')];
+		expect(await new SpendLedger(plainScope(store, one), 'same execution', limits({})).reserve(toUnits(1.2))).toMatchObject({ ok: true });
+		expect((await new SpendLedger(plainScope(store, two), 'same execution', limits({})).spent()).spent).toEqual({ execution: 0, day: 0, month: 0 });
+		expect((await new SpendLedger(plainScope(store, one), 'another execution', limits({})).spent()).spent).toEqual({ execution: 0, day: 12000, month: 12000 });
+	});
+
+	it("a refund keeps each count expiring: after a day count's 3 days it is gone, the month's stays its 62 (issue 41)", async () => {
+		const [store] = open();
+		const account = freshKey('account');
+		clock = Date.UTC(2026, 10, 26, 3);
+		const ledger = new SpendLedger(plainScope(store, account), 'e', limits({}));
+		const paid = await ledger.reserve(toUnits(2.4));
+		if (!paid.ok) throw new Error('unreachable');
+		await ledger.refund(toUnits(1.2), paid.period);
+		const keys = [`spend|${account}|day|2026-11-26`, `spend|${account}|month|2026-11`];
+		expect(await store.read(keys)).toEqual(['12000', '12000']);
+		clock += LEDGER_KEEP_MS.day + 60_000;
+		expect(await store.read(keys)).toEqual([undefined, '12000']);
+		clock += LEDGER_KEEP_MS.month;
+		expect(await store.read(keys)).toEqual([undefined, undefined]);
+	});
+
+	it("what the account's former scopes and an earlier store counted today adds up, and a refund gives back only its own (issue 41)", async () => {
+		const [store] = open();
+		const earlier = new MemoryStore(() => clock);
+		const [account, former] = [freshKey('account'), freshKey('account')];
+		clock = Date.UTC(2026, 10, 26, 3);
+		await new SpendLedger(plainScope(store, former), 'old', limits({})).reserve(toUnits(0.5));
+		await new SpendLedger(plainScope(earlier, account), 'before the Redis', limits({})).reserve(toUnits(0.3));
+		const ledger = new SpendLedger({ store, earlier: [earlier], scope: account, former: [former] }, 'now', limits({ dailyYuan: 1 }));
+		expect(await ledger.reserve(toUnits(0.3))).toMatchObject({ ok: false, limit: 'day', spent: { execution: 0, day: 8000, month: 8000 } });
+		const paid = await ledger.reserve(toUnits(0.2));
+		expect(paid).toMatchObject({ ok: true, spent: { execution: 2000, day: 10000, month: 10000 } });
+		if (!paid.ok) throw new Error('unreachable');
+		expect(await ledger.refund(toUnits(0.2), paid.period)).toEqual({ execution: 0, day: 8000, month: 8000 });
+		expect((await new SpendLedger(plainScope(store, former), 'old', limits({})).spent()).spent.day).toBe(5000);
 	});
 
 	it('a monthly budget resets on the 1st at 00:00 China time', async () => {
