@@ -6,7 +6,7 @@
 import { accountKeyOf } from '../../nodes/shared/gateway/account';
 import { guardAccountOf, guardScopeOf, normalisedBaseUrl, type GuardAccount } from '../../nodes/shared/gateway/accountScope';
 import { countCalls, reserveCalls } from '../../nodes/shared/lookups/telephoneQuota';
-import { StoreUnavailable } from '../../nodes/shared/store/durableStore';
+import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
 import { guardScope, memoryRefusal, plainScope, type GuardScope } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { changeOptOuts, optOutKey, readOptOuts } from '../../nodes/shared/store/optOutList';
@@ -39,8 +39,9 @@ describe('the account scope', () => {
 		expect(memoryRefusal(memory, 'list')).toMatch(/^The opt-out list is kept only where it outlives n8n/);
 		expect(memoryRefusal(memory, 'budget')).toMatch(/^The daily and monthly budgets are counted only where the count outlives n8n/);
 		expect(memoryRefusal(memory, undefined)).toBeUndefined();
-		const sqliteLike = { ...memory, kind: 'sqlite' as const, label: 'x', now: memory.now, read: memory.read, update: memory.update };
-		expect(memoryRefusal(sqliteLike, 'list')).toBeUndefined();
+		const file = new MemoryStore();
+		Object.defineProperty(file, 'kind', { value: 'sqlite' });
+		expect(memoryRefusal(file, 'list')).toBeUndefined();
 	});
 });
 
@@ -114,9 +115,8 @@ describe.each(recordStores())('on the %s store', (_kind, open) => {
 describe('the stores the account moved between', () => {
 	it('a store still used after the account moved to a Redis refuses, naming it; two Redis for one account refuse the second', async () => {
 		const file = new MemoryStore();
-		const redis = { ...new MemoryStore(), kind: 'redis' as const, label: "the credential's Redis at 10.0.0.5:6379/0" };
-		const another = { ...new MemoryStore(), kind: 'redis' as const, label: "the credential's Redis at 10.0.0.6:6379/0" };
-		for (const store of [redis, another]) Object.setPrototypeOf(store, MemoryStore.prototype);
+		const redis = redisLike("the credential's Redis at 10.0.0.5:6379/0");
+		const another = redisLike("the credential's Redis at 10.0.0.6:6379/0");
 		const guard = account();
 		await guardScope(redis, guard, [file]);
 		const moved = await guardScope(file, { ...guard }).catch((error: unknown) => error);
@@ -124,10 +124,17 @@ describe('the stores the account moved between', () => {
 		expect((moved as Error).message).toMatch(/^This account's opt-out list and budgets are kept in the Redis at 10\.0\.0\.5:6379\/0 since a credential of it used that Redis.*Set that Redis as this credential's "Shared Redis URL for Limits and Send Records"/);
 		await expect(guardScope(another, { ...guard }, [file])).rejects.toThrow(/kept in the Redis at 10\.0\.0\.5:6379\/0/);
 		// The same Redis reached as n8n's queue Redis is the same place.
-		const queue = { ...new MemoryStore(), kind: 'redis' as const, label: "n8n's queue Redis at 10.0.0.5:6379/0" };
-		Object.setPrototypeOf(queue, MemoryStore.prototype);
+		const queue = redisLike("n8n's queue Redis at 10.0.0.5:6379/0");
 		await expect(guardScope(queue, { ...guard }, [file])).resolves.toMatchObject({ scope: guard.scope });
 	});
+
+	/** A store that names itself as a Redis does (only its label and kind matter here). */
+	function redisLike(label: string): DurableStore {
+		const store = new MemoryStore();
+		Object.defineProperty(store, 'kind', { value: 'redis' });
+		Object.defineProperty(store, 'label', { value: label });
+		return store;
+	}
 
 	function account(): GuardAccount {
 		return { scope: freshKey('scope'), legacy: freshKey('legacy'), credential: freshKey('credential') };
