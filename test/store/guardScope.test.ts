@@ -7,7 +7,7 @@ import { accountKeyOf } from '../../nodes/shared/gateway/account';
 import { guardAccountOf, guardScopeOf, normalisedBaseUrl, type GuardAccount } from '../../nodes/shared/gateway/accountScope';
 import { countCalls, reserveCalls } from '../../nodes/shared/lookups/telephoneQuota';
 import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
-import { guardScope, memoryRefusal, plainScope, type GuardScope } from '../../nodes/shared/store/guardScope';
+import { guardScope, memoryRefusal, openGuardScope, plainScope, type GuardScope } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { changeOptOuts, optOutKey, readOptOuts } from '../../nodes/shared/store/optOutList';
 import { recordStores } from '../harness/recordStores';
@@ -115,11 +115,14 @@ describe.each(recordStores())('on the %s store', (_kind, open) => {
 describe('the stores the account moved between', () => {
 	it('a store still used after the account moved to a Redis refuses, naming it; two Redis for one account refuse the second', async () => {
 		const file = new MemoryStore();
+		Object.defineProperty(file, 'kind', { value: 'sqlite' });
 		const redis = redisLike("the credential's Redis at 10.0.0.5:6379/0");
 		const another = redisLike("the credential's Redis at 10.0.0.6:6379/0");
 		const guard = account();
 		await guardScope(redis, guard, [file]);
-		const moved = await guardScope(file, { ...guard }).catch((error: unknown) => error);
+		// Without a need (the cap of one execution) the file is still used; the list and budgets are refused there.
+		expect(await openGuardScope(file, { ...guard }, undefined)).toMatchObject({ movedTo: '10.0.0.5:6379/0' });
+		const moved = await openGuardScope(file, { ...guard }, 'list').catch((error: unknown) => error);
 		expect(moved).toBeInstanceOf(StoreUnavailable);
 		expect((moved as Error).message).toMatch(/^This account's opt-out list and budgets are kept in the Redis at 10\.0\.0\.5:6379\/0 since a credential of it used that Redis.*Set that Redis as this credential's "Shared Redis URL for Limits and Send Records"/);
 		await expect(guardScope(another, { ...guard }, [file])).rejects.toThrow(/kept in the Redis at 10\.0\.0\.5:6379\/0/);

@@ -23,6 +23,8 @@ export interface GuardScope {
 	scope: string;
 	/** Scopes whose entries still count: read, never written (a removal deletes them). */
 	former: string[];
+	/** Where the account's guardrails went when this store is one a Redis reads through (openGuardScope refuses then). */
+	movedTo?: string;
 }
 
 /** A scope with nothing linked to it, in one store (tests, and callers that know no more). */
@@ -74,14 +76,14 @@ function wantedLinks(account: GuardAccount, links: Links): string[] {
  * changed, its gateway's address changed). Read first; written (one atomic update) only when
  * something is new. Returns every linked scope.
  */
-async function linkScopes(store: DurableStore, account: GuardAccount): Promise<string[]> {
+async function linkScopes(store: DurableStore, account: GuardAccount): Promise<{ linked: string[]; moved?: string }> {
 	const seen = await readLinks(store, account);
-	if (seen.moved !== undefined) throw new StoreUnavailable(store.label, movedAway(store, seen.moved));
-	if (wantedLinks(account, seen).every((scope) => seen.linked.includes(scope)) && (account.credential === undefined || seen.used === account.scope)) return seen.linked;
+	const moved = seen.moved === undefined ? {} : { moved: seen.moved };
+	if (wantedLinks(account, seen).every((scope) => seen.linked.includes(scope)) && (account.credential === undefined || seen.used === account.scope)) return { linked: seen.linked, ...moved };
 	const keys = [linksKey(account.scope), ...(account.credential === undefined ? [] : [credentialKey(account.credential)])];
 	const read = [...new Set([...seen.linked, ...wantedLinks(account, seen)])];
 	// Not written (a store refusing writes, a Redis that may evict): this run still counts every scope it read; its own writes fail with their own error.
-	return await store.update(keys, ([links, used]) => {
+	const linked = await store.update(keys, ([links, used]) => {
 		const linked = listOf(links);
 		const added = wantedLinks(account, { ...seen, used }).filter((scope) => !linked.includes(scope));
 		const next = [...linked, ...added];
@@ -91,6 +93,7 @@ async function linkScopes(store: DurableStore, account: GuardAccount): Promise<s
 		];
 		return { writes, result: next };
 	}).catch(() => read);
+	return { linked, ...moved };
 }
 
 /** Where a Redis store is ("host:port/db"), as its label says: the credential's and n8n's queue Redis may be one server. */
@@ -116,6 +119,7 @@ async function earlierLinks(store: DurableStore, earlier: DurableStore[], accoun
 	for (const before of earlier) {
 		const links = await readLinks(before, account);
 		found.push(...links.linked, ...wantedLinks(account, links));
+		if (links.moved === place) continue;
 		const key = movedKey(account.scope);
 		const moved = await before.update([key], ([value]) => {
 			const mine = value === undefined || known.has(value);
@@ -138,9 +142,9 @@ export async function guardScope(store: DurableStore, account: GuardAccount, ear
 	let scope = perStore.get(store);
 	if (!scope) {
 		scope = (async () => {
-			const [linked, fromEarlier] = await Promise.all([linkScopes(store, account), earlierLinks(store, earlier, account)]);
+			const [{ linked, moved }, fromEarlier] = await Promise.all([linkScopes(store, account), earlierLinks(store, earlier, account)]);
 			const former = [...new Set([...linked, ...(earlier.length > 0 ? fromEarlier : [])])].filter((entry) => entry !== account.scope);
-			return { store, earlier, scope: account.scope, former };
+			return { store, earlier, scope: account.scope, former, ...(moved === undefined ? {} : { movedTo: moved }) };
 		})();
 		perStore.set(store, scope);
 		scope.catch(() => perStore.delete(store));
@@ -170,9 +174,15 @@ export function memoryRefusal(store: DurableStore, need: GuardNeed | undefined):
 	return `${where}: set "${REDIS_URL_FIELD}" in the credential, or run n8n on Node 22.13 or later (as n8n 2.x does), which keeps them in an SQLite file`;
 }
 
-/** The account's scope in the store in use and the stores before it; refused (StoreUnavailable) on process memory where `need` says so. */
+/**
+ * The account's scope in the store in use and the stores before it. With a `need` (the list, a send,
+ * a budget) refused (StoreUnavailable) in process memory, and in a store the account's guardrails
+ * moved away from; without one (the cap of one execution, the quota's courtesy count) never.
+ */
 export async function openGuardScope(store: DurableStore, account: GuardAccount, need: GuardNeed | undefined): Promise<GuardScope> {
 	const refusal = memoryRefusal(store, need);
 	if (refusal) throw new StoreUnavailable(store.label, refusal);
-	return await guardScope(store, account, earlierStoresOf(store));
+	const guard = await guardScope(store, account, earlierStoresOf(store));
+	if (need !== undefined && guard.movedTo !== undefined) throw new StoreUnavailable(store.label, movedAway(store, guard.movedTo));
+	return guard;
 }
