@@ -1,0 +1,81 @@
+/**
+ * Issue 41 part A without a server (the mutation run's tests): the account's scope
+ * (gateway/accountScope.ts), process memory's refusal and the moved mark (store/guardScope.ts), and
+ * the cases of test/store/guardScopeCases.ts on process memory (every store: test/store/guardScope.test.ts).
+ */
+import { accountKeyOf } from '../../nodes/shared/gateway/account';
+import { guardAccountOf, guardScopeOf, normalisedBaseUrl, type GuardAccount } from '../../nodes/shared/gateway/accountScope';
+import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
+import { guardScope, memoryRefusal, openGuardScope } from '../../nodes/shared/store/guardScope';
+import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { freshKey } from '../store/contract';
+import { guardScopeCases } from '../store/guardScopeCases';
+
+describe('the account scope', () => {
+	it('one gateway whatever its spelling: host case, trailing slashes, localhost, default ports; a path is kept', () => {
+		const spellings = ['http://127.0.0.1:8080', 'HTTP://127.0.0.1:8080/', 'http://localhost:8080//', ' http://LocalHost:8080 ', 'http://[::1]:8080/'];
+		expect(new Set(spellings.map(normalisedBaseUrl))).toEqual(new Set(['http://127.0.0.1:8080']));
+		expect(normalisedBaseUrl('https://Gateway.Example.com:443/api/')).toBe('https://gateway.example.com/api');
+		expect(normalisedBaseUrl('http://gateway.example.com:80')).toBe('http://gateway.example.com');
+		expect(normalisedBaseUrl('https://gateway.example.com:8443')).toBe('https://gateway.example.com:8443');
+		expect(normalisedBaseUrl('https://gateway.example.com/API')).not.toBe(normalisedBaseUrl('https://gateway.example.com/api/v2'));
+		expect(normalisedBaseUrl(' not a URL/ ')).toBe('not a url');
+	});
+
+	it('is the Account when set (whatever the Base URL), else the gateway; never the appCode; the old key is the release before’s', () => {
+		const one = guardAccountOf({ baseUrl: 'http://127.0.0.1:8080', appCode: 'code-one', accountName: '' }, 'cred-1');
+		const rotated = guardAccountOf({ baseUrl: 'http://LOCALHOST:8080/', appCode: 'code-two' }, 'cred-1');
+		expect(one.scope).toBe(rotated.scope);
+		expect(one).toEqual({ scope: 'gateway:http://127.0.0.1:8080', legacy: accountKeyOf('http://127.0.0.1:8080', 'code-one'), credential: 'cred-1' });
+		expect(JSON.stringify(one)).not.toContain('code-one');
+		expect(guardScopeOf('http://a.example', 'acme')).toBe(guardScopeOf('http://b.example', 'acme'));
+		expect(guardScopeOf('http://a.example', 'acme')).not.toBe(guardScopeOf('http://a.example', 'other'));
+	});
+
+	it('process memory refuses the list and the budgets, and a send only when a store file may hold a list', () => {
+		const memory = new MemoryStore();
+		expect(memoryRefusal(memory, 'list')).toMatch(/^The opt-out list is kept only where it outlives n8n/);
+		expect(memoryRefusal(memory, 'budget')).toMatch(/^The daily and monthly budgets are counted only where the count outlives n8n/);
+		expect(memoryRefusal(memory, undefined)).toBeUndefined();
+		const file = new MemoryStore();
+		Object.defineProperty(file, 'kind', { value: 'sqlite' });
+		expect(memoryRefusal(file, 'list')).toBeUndefined();
+	});
+});
+
+describe('the stores the account moved between', () => {
+	it('a store still used after the account moved to a Redis refuses, naming it; two Redis for one account refuse the second', async () => {
+		const file = new MemoryStore();
+		Object.defineProperty(file, 'kind', { value: 'sqlite' });
+		const redis = redisLike("the credential's Redis at 10.0.0.5:6379/0");
+		const another = redisLike("the credential's Redis at 10.0.0.6:6379/0");
+		const guard = account();
+		await guardScope(redis, guard, [file]);
+		// Without a need (the cap of one execution) the file is still used; the list and budgets are refused there.
+		expect(await openGuardScope(file, { ...guard }, undefined)).toMatchObject({ movedTo: '10.0.0.5:6379/0' });
+		const moved = await openGuardScope(file, { ...guard }, 'list').catch((error: unknown) => error);
+		expect(moved).toBeInstanceOf(StoreUnavailable);
+		expect((moved as Error).message).toMatch(/^This account's opt-out list and budgets are kept in the Redis at 10\.0\.0\.5:6379\/0 since a credential of it used that Redis.*Set that Redis as this credential's "Shared Redis URL for Limits and Send Records"/);
+		await expect(guardScope(another, { ...guard }, [file])).rejects.toThrow(/kept in the Redis at 10\.0\.0\.5:6379\/0/);
+		// The same Redis reached as n8n's queue Redis is the same place.
+		const queue = redisLike("n8n's queue Redis at 10.0.0.5:6379/0");
+		await expect(guardScope(queue, { ...guard }, [file])).resolves.toMatchObject({ scope: guard.scope });
+	});
+
+	/** A store that names itself as a Redis does (only its label and kind matter here). */
+	function redisLike(label: string): DurableStore {
+		const store = new MemoryStore();
+		Object.defineProperty(store, 'kind', { value: 'redis' });
+		Object.defineProperty(store, 'label', { value: label });
+		return store;
+	}
+
+	function account(): GuardAccount {
+		return { scope: freshKey('scope'), legacy: freshKey('legacy'), credential: freshKey('credential') };
+	}
+});
+
+describe('on process memory', () => guardScopeCases(async (clock) => {
+	const store = new MemoryStore(clock);
+	return { store, process: () => store };
+}));
