@@ -6,11 +6,42 @@
  */
 import type { GuardAccount } from '../../nodes/shared/gateway/accountScope';
 import { countCalls, reserveCalls } from '../../nodes/shared/lookups/telephoneQuota';
+import type { DurableStore } from '../../nodes/shared/store/durableStore';
 import { guardScope, plainScope, type GuardScope } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { changeOptOuts, optOutKey, readOptOuts } from '../../nodes/shared/store/optOutList';
 import type { StoreOpener } from '../harness/recordStores';
 import { freshKey } from './contract';
+
+/** The store, with what callers asked of it counted: reads, each update's keys, the writes decided. */
+function counted(store: DurableStore) {
+	const seen = { reads: 0, updates: [] as number[], writes: 0 };
+	const wrapped: DurableStore = {
+		kind: store.kind,
+		label: store.label,
+		now: async () => await store.now(),
+		read: async (keys) => {
+			seen.reads++;
+			return await store.read(keys);
+		},
+		update: async (keys, decide, guess) => {
+			seen.updates.push(keys.length);
+			return await store.update(
+				keys,
+				(values, now) => {
+					const decision = decide(values, now);
+					seen.writes += decision.writes.length;
+					return decision;
+				},
+				guess,
+			);
+		},
+	};
+	return { store: wrapped, seen };
+}
+
+/** A time, not the 0 an unreadable value lists a number with. */
+const A_TIME = Date.UTC(2026, 0, 1);
 
 export function guardScopeCases(open: StoreOpener): void {
 	let clock = Date.UTC(2026, 10, 26, 3);
@@ -55,6 +86,64 @@ export function guardScopeCases(open: StoreOpener): void {
 		expect(await readOptOuts(guard, ['13900000001', '13900000002'])).toEqual(new Map());
 		expect(await earlier.read([optOutKey(scope, '13900000002')])).toEqual([undefined]);
 		expect(await store.read([optOutKey(former, '13900000001')])).toEqual([undefined]);
+	});
+
+	it('the earliest time of a number listed twice, under two scopes or in two earlier stores; an Add leaves the earlier stores as they are', async () => {
+		const { store } = await open(() => clock);
+		const [first, second] = [new MemoryStore(() => clock), new MemoryStore(() => clock)];
+		const [scope, former] = [freshKey('scope'), freshKey('former')];
+		await changeOptOuts(plainScope(store, former), ['13900000011'], 'add');
+		await changeOptOuts(plainScope(second, scope), ['13900000012'], 'add');
+		const [formerAt, secondAt] = [(await readOptOuts(plainScope(store, former), ['13900000011'])).get('13900000011'), clock];
+		expect(formerAt).toBeGreaterThan(A_TIME);
+		clock += 60_000;
+		await changeOptOuts(plainScope(store, scope), ['13900000011'], 'add');
+		await changeOptOuts(plainScope(first, scope), ['13900000012'], 'add');
+		const guard: GuardScope = { store, earlier: [first, second], scope, former: [former] };
+		expect(await readOptOuts(guard, ['13900000011', '13900000012'])).toEqual(new Map([['13900000011', formerAt], ['13900000012', secondAt]]));
+		await changeOptOuts(guard, ['13900000012'], 'add');
+		expect((await second.read([optOutKey(scope, '13900000012')]))[0]).toBe(String(secondAt));
+		expect((await readOptOuts(plainScope(store, scope), ['13900000012'])).get('13900000012')).toBe(secondAt);
+	});
+
+	it('reads nothing for no number; a second Add writes nothing; a removal deletes only what lists the number, also where only a former scope did', async () => {
+		const { store: inner } = await open(() => clock);
+		const { store, seen } = counted(inner);
+		const [scope, former] = [freshKey('scope'), freshKey('former')];
+		const guard: GuardScope = { store, earlier: [], scope, former: [former] };
+		expect(await readOptOuts(guard, [])).toEqual(new Map());
+		expect(seen.reads).toBe(0);
+		await changeOptOuts(guard, ['13900000021'], 'add');
+		expect(seen.writes).toBe(1);
+		await changeOptOuts(guard, ['13900000021', '13900000021'], 'add');
+		expect(seen.writes).toBe(1);
+		await changeOptOuts(plainScope(inner, former), ['13900000022'], 'add');
+		await changeOptOuts(guard, ['13900000021', '13900000022', '13900000023'], 'remove');
+		expect(seen.writes).toBe(1 + 2);
+		expect(await readOptOuts(guard, ['13900000021', '13900000022'])).toEqual(new Map());
+	});
+
+	it('a removal in an earlier store deletes only what is there', async () => {
+		const { store } = await open(() => clock);
+		const { store: earlier, seen } = counted(new MemoryStore(() => clock));
+		const scope = freshKey('scope');
+		await changeOptOuts(plainScope(earlier, scope), ['13900000031'], 'add');
+		expect(seen.writes).toBe(1);
+		await changeOptOuts({ store, earlier: [earlier], scope, former: [] }, ['13900000031', '13900000032'], 'remove');
+		expect(seen.writes).toBe(2);
+		expect(await earlier.read([optOutKey(scope, '13900000031')])).toEqual([undefined]);
+	});
+
+	it('adds many numbers 100 to a store update, each listed at a real time', async () => {
+		const { store: inner } = await open(() => clock);
+		const { store, seen } = counted(inner);
+		const scope = freshKey('scope');
+		const phones = Array.from({ length: 250 }, (_, index) => `1390001${String(index).padStart(4, '0')}`);
+		await changeOptOuts(plainScope(store, scope), phones, 'add');
+		expect(seen.updates).toEqual([100, 100, 50]);
+		const listed = await readOptOuts(plainScope(store, scope), phones);
+		expect(listed.size).toBe(250);
+		expect(Math.min(...listed.values())).toBeGreaterThan(A_TIME);
 	});
 
 	it('lists per account: a number opted out with one account is sent by another', async () => {

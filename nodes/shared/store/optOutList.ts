@@ -58,8 +58,8 @@ export async function readOptOuts(guard: GuardScope, phones: readonly string[]):
 	const [values, listed] = await Promise.all([guard.store.read(numbers.flatMap((phone) => keysOf(guard, phone))), earlierListed(guard, numbers)]);
 	numbers.forEach((phone, index) => {
 		const at = earliest([...values.slice(index * per, (index + 1) * per), ...(listed.has(phone) ? [String(listed.get(phone))] : [])]);
-		if (at === undefined) listed.delete(phone);
-		else listed.set(phone, at);
+		// Undefined only for a number no earlier store listed either: nothing to set.
+		if (at !== undefined) listed.set(phone, at);
 	});
 	return listed;
 }
