@@ -4,7 +4,7 @@
  * the cases of test/store/guardScopeCases.ts on process memory (every store: test/store/guardScope.test.ts).
  */
 import { accountKeyOf } from '../../nodes/shared/gateway/account';
-import { guardAccountOf, guardScopeOf, normalisedBaseUrl, type GuardAccount } from '../../nodes/shared/gateway/accountScope';
+import { accountNameOf, guardAccountOf, guardScopeOf, normalisedBaseUrl, type GuardAccount } from '../../nodes/shared/gateway/accountScope';
 import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
 import { guardScope, memoryRefusal, openGuardScope } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
@@ -20,6 +20,7 @@ describe('the account scope', () => {
 		expect(normalisedBaseUrl('https://gateway.example.com:8443')).toBe('https://gateway.example.com:8443');
 		expect(normalisedBaseUrl('https://gateway.example.com/API')).not.toBe(normalisedBaseUrl('https://gateway.example.com/api/v2'));
 		expect(normalisedBaseUrl(' not a URL/ ')).toBe('not a url');
+		expect(normalisedBaseUrl('Not/A URL//')).toBe('not/a url');
 	});
 
 	it('is the Account when set (whatever the Base URL), else the gateway; never the appCode; the old key is the release before’s', () => {
@@ -28,8 +29,15 @@ describe('the account scope', () => {
 		expect(one.scope).toBe(rotated.scope);
 		expect(one).toEqual({ scope: 'gateway:http://127.0.0.1:8080', legacy: accountKeyOf('http://127.0.0.1:8080', 'code-one'), credential: 'cred-1' });
 		expect(JSON.stringify(one)).not.toContain('code-one');
+		expect(guardAccountOf({ baseUrl: 'http://a.example', appCode: 'c', accountName: 'acme' }).scope).toBe('account:acme');
 		expect(guardScopeOf('http://a.example', 'acme')).toBe(guardScopeOf('http://b.example', 'acme'));
 		expect(guardScopeOf('http://a.example', 'acme')).not.toBe(guardScopeOf('http://a.example', 'other'));
+	});
+
+	it("the Account field as typed: case and spaces folded, empty when absent", () => {
+		expect([' Acme  Prod ', 'ACME\tprod', 'acme prod'].map(accountNameOf)).toEqual(['acme prod', 'acme prod', 'acme prod']);
+		expect([undefined, null, '', '   '].map(accountNameOf)).toEqual(['', '', '', '']);
+		expect(accountNameOf('a-b_c.d')).toBe('a-b_c.d');
 	});
 
 	it('process memory refuses the list and the budgets, and a send only when a store file may hold a list', () => {

@@ -19,7 +19,6 @@ export interface GuardAccount {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0']);
-const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /**
  * The Base URL as one gateway has it, whatever its spelling: scheme and host in lower case, a
@@ -35,7 +34,8 @@ export function normalisedBaseUrl(text: string): string {
 		return trimmed.toLowerCase().replace(/\/+$/, '');
 	}
 	const host = LOOPBACK.has(url.hostname.toLowerCase()) ? '127.0.0.1' : url.hostname.toLowerCase();
-	const port = url.port && url.port !== DEFAULT_PORTS[url.protocol] ? `:${url.port}` : '';
+	// URL drops the scheme's default port itself (https://…:443 has port '').
+	const port = url.port ? `:${url.port}` : '';
 	const path = url.pathname.replace(/\/+$/, '');
 	return `${url.protocol}//${host}${port}${path}`;
 }
