@@ -3,6 +3,10 @@
  * (gateway/accountScope.ts), process memory's refusal and the moved mark (store/guardScope.ts), and
  * the cases of test/store/guardScopeCases.ts on process memory (every store: test/store/guardScope.test.ts).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { accountKeyOf } from '../../nodes/shared/gateway/account';
 import { accountNameOf, guardAccountOf, guardScopeOf, normalisedBaseUrl, type GuardAccount } from '../../nodes/shared/gateway/accountScope';
 import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
@@ -87,3 +91,89 @@ describe('on process memory', () => guardScopeCases(async (clock) => {
 	const store = new MemoryStore(clock);
 	return { store, process: () => store };
 }));
+
+describe('resolving the scope (what it costs, what it keeps)', () => {
+	/** A memory store whose reads and writes are counted; `refuseWrites` makes every update fail as a full Redis does. */
+	function countedMemory(kind: 'sqlite' | 'redis' = 'sqlite', label = 'the store', refuseWrites = false) {
+		const inner = new MemoryStore();
+		const seen = { reads: 0, writes: 0 };
+		const store: DurableStore = {
+			kind,
+			label,
+			now: async () => await inner.now(),
+			read: async (keys) => {
+				seen.reads++;
+				return await inner.read(keys);
+			},
+			update: async (keys, decide) => {
+				if (refuseWrites) throw new StoreUnavailable(label, 'OOM command not allowed');
+				return await inner.update(keys, (values, now) => {
+					const decision = decide(values, now);
+					seen.writes += decision.writes.length;
+					return decision;
+				});
+			},
+		};
+		return { store, seen };
+	}
+	const account = (credential?: string): GuardAccount => ({ scope: freshKey('scope'), legacy: freshKey('legacy'), ...(credential ? { credential } : {}) });
+
+	it('writes the links once; a later run only reads them; one run resolves once; a failure is asked again', async () => {
+		const { store, seen } = countedMemory();
+		const first = account(freshKey('credential'));
+		await guardScope(store, first);
+		expect(seen.writes).toBe(2);
+		const again = { ...first };
+		expect((await guardScope(store, again)).former).toEqual([first.legacy]);
+		expect(seen.writes).toBe(2);
+		const reads = seen.reads;
+		await guardScope(store, again);
+		expect(seen.reads).toBe(reads);
+		// Without a credential id the release before's key is linked too, and written once.
+		const bare = account();
+		await guardScope(store, bare);
+		await guardScope(store, { ...bare });
+		expect(seen.writes).toBe(3);
+		const failing = { ...countedMemory('sqlite', 'x', true), account: account('c') };
+		await expect(guardScope(failing.store, failing.account)).resolves.toMatchObject({ former: [failing.account.legacy] });
+	});
+
+	it('a store that refuses writes still counts every scope it read', async () => {
+		const { store } = countedMemory('sqlite', 'the full store', true);
+		const guard = account(freshKey('credential'));
+		expect(await guardScope(store, guard)).toEqual({ store, earlier: [], scope: guard.scope, former: [guard.legacy] });
+	});
+
+	it('an earlier store: its links count, its mark is written once, and the store in use is named by its place', async () => {
+		const { store: file, seen } = countedMemory('sqlite', 'the SQLite file /x.sqlite');
+		const guard = account(freshKey('credential'));
+		await guardScope(file, guard);
+		const redis = countedMemory('redis', "the credential's Redis at 10.0.0.7:6379/0").store;
+		expect((await guardScope(redis, { ...guard }, [file])).former).toEqual([guard.legacy]);
+		const writes = seen.writes;
+		expect(await file.read(['scope-moved|' + guard.scope])).toEqual(['10.0.0.7:6379/0']);
+		await guardScope(redis, { ...guard }, [file]);
+		expect(seen.writes).toBe(writes);
+	});
+
+	it('process memory refuses a send only while a store file exists, naming it', () => {
+		const folder = mkdtempSync(join(tmpdir(), 'dgw-scope-'));
+		const file = join(folder, 'store.sqlite');
+		const saved = process.env.DATA_GATEWAY_STORE_FILE;
+		process.env.DATA_GATEWAY_STORE_FILE = file;
+		try {
+			const memory = new MemoryStore();
+			expect(memoryRefusal(memory, 'send')).toBeUndefined();
+			writeFileSync(file, '');
+			expect(memoryRefusal(memory, 'send')).toBe(
+				`An opt-out list may be kept in the SQLite file that this Node cannot read (${file}): set "Shared Redis URL for Limits and Send Records" in the credential, or run n8n on Node 22.13 or later (as n8n 2.x does), which keeps them in an SQLite file`,
+			);
+			expect(memoryRefusal(memory, 'list')).toMatch(/, and this n8n has only this n8n process's memory:/);
+		} finally {
+			if (saved === undefined) delete process.env.DATA_GATEWAY_STORE_FILE;
+			else process.env.DATA_GATEWAY_STORE_FILE = saved;
+			rmSync(folder, { recursive: true, force: true });
+		}
+	});
+});
+
