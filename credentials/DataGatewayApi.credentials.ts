@@ -42,8 +42,8 @@ export class DataGatewayApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'acme-main',
-			description:
-				'Credentials with the same Account share one opt-out list, budgets and telephone quota; empty: those of one Base URL share them. <a href="https://github.com/data-gateway/n8n-nodes-data-gateway/blob/main/docs/credential.md#account">More</a>.',
+			// One line, as every field of the form (test/unit/editor-texts.test.ts); docs/credential.md#account says more.
+			description: "Credentials with the same Account share one opt-out list, budgets and telephone quota. Empty: those of one Base URL share them.",
 		},
 		{
 			displayName: 'Send App Code As',

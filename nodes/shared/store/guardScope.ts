@@ -108,24 +108,18 @@ function movedAway(store: DurableStore, to: string): string {
 
 /**
  * The links each earlier store holds (read only), and a mark there that the account's guardrails
- * now live in `store`: a process still using the earlier store refuses them (movedAway). A mark
- * naming a store this one reads through is moved on; one naming another store (two Redis for one
- * account, each missing the other's entries) refuses this one.
+ * now live in `store`: a process still using the earlier store refuses them (movedAway). A later
+ * Redis moves the mark on (a Redis replaced on purpose must not lock the account out).
  */
 async function earlierLinks(store: DurableStore, earlier: DurableStore[], account: GuardAccount): Promise<string[]> {
 	const found: string[] = [account.legacy];
 	const place = placeOf(store.label);
-	const known = new Set([store, ...earlier].map((each) => placeOf(each.label)));
 	for (const before of earlier) {
 		const links = await readLinks(before, account);
 		found.push(...links.linked, ...wantedLinks(account, links));
 		if (links.moved === place) continue;
 		const key = movedKey(account.scope);
-		const moved = await before.update([key], ([value]) => {
-			const mine = value === undefined || known.has(value);
-			return { writes: mine && value !== place ? [{ key, value: place }] : [], result: mine ? place : value };
-		});
-		if (moved !== place) throw new StoreUnavailable(store.label, movedAway(store, moved));
+		await before.update([key], ([value]) => ({ writes: value === place ? [] : [{ key, value: place }], result: undefined }));
 	}
 	return found;
 }
@@ -142,7 +136,9 @@ export async function guardScope(store: DurableStore, account: GuardAccount, ear
 	let scope = perStore.get(store);
 	if (!scope) {
 		scope = (async () => {
-			const [{ linked, moved }, fromEarlier] = await Promise.all([linkScopes(store, account), earlierLinks(store, earlier, account)]);
+			// In turn: a store in use that cannot be read must not mark the earlier ones.
+			const { linked, moved } = await linkScopes(store, account);
+			const fromEarlier = await earlierLinks(store, earlier, account);
 			const former = [...new Set([...linked, ...(earlier.length > 0 ? fromEarlier : [])])].filter((entry) => entry !== account.scope);
 			return { store, earlier, scope: account.scope, former, ...(moved === undefined ? {} : { movedTo: moved }) };
 		})();
