@@ -25,6 +25,7 @@ module.exports = {
 		'<rootDir>/test/unit/quota-and-reuse.test.ts',
 		'<rootDir>/test/unit/only-new.test.ts',
 		'<rootDir>/test/unit/spend.test.ts',
+		'<rootDir>/test/unit/account-scope.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 	],
 };

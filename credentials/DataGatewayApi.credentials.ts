@@ -46,6 +46,15 @@ export class DataGatewayApi implements ICredentialType {
 			description: 'The API root; operation paths such as /telecom/identify are added to it',
 		},
 		{
+			displayName: 'Account',
+			name: 'account',
+			type: 'string',
+			default: '',
+			placeholder: 'acme-main',
+			// One line, as every field of the form (test/unit/editor-texts.test.ts); docs/credential.md#account says more.
+			description: "Credentials with the same Account share one opt-out list, budgets and telephone quota. Empty: those of one Base URL share them.",
+		},
+		{
 			displayName: 'Send App Code As',
 			name: 'appCodePlacement',
 			type: 'options',

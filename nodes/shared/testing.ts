@@ -4,7 +4,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { accountKeyOf } from './gateway/account';
+import { accountNameOf, guardAccountOf } from './gateway/accountScope';
+import { openGuardScope } from './store/guardScope';
 import { SpendLedger, toYuan } from './money/ledger';
 import { dropProcessState } from './state/processState';
 import { openDurableStore } from './store/openStore';
@@ -46,9 +47,11 @@ export async function resetConnectionPool(): Promise<void> {
  * What the ledger (money/ledger.ts) counts for one execution, today and this month, in yuan, for the
  * account of `baseUrl` and `appCode`, in the store a node without a Redis in its credential opens.
  */
-export async function ledgerSpentYuan(executionId: string, baseUrl: string, appCode: string): Promise<{ execution: number; day: number; month: number }> {
+export async function ledgerSpentYuan(executionId: string, baseUrl: string, appCode: string, accountName = ''): Promise<{ execution: number; day: number; month: number }> {
 	const ctx = { getNode: () => ({ credentials: {} }) } as unknown as IExecuteFunctions;
-	const ledger = new SpendLedger(await openDurableStore(ctx), accountKeyOf(baseUrl, appCode), executionId, { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 });
+	const store = await openDurableStore(ctx);
+	const guard = await openGuardScope(store, guardAccountOf({ baseUrl, appCode, accountName: accountNameOf(accountName) }), undefined);
+	const ledger = new SpendLedger(guard, executionId, { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 });
 	const { spent } = await ledger.spent();
 	return { execution: toYuan(spent.execution), day: toYuan(spent.day), month: toYuan(spent.month) };
 }

@@ -37,6 +37,8 @@ export interface WorkflowRunOptions {
 	steps: WorkflowStep[];
 	items: IDataObject[];
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** n8n's id of the credential the steps use ('test-credential' unless given): another id is another saved credential. */
+	credentialId?: string;
 	executionId?: string;
 	/** Run the steps inside a loop (like Loop Over Items) that hands them this many items per run. */
 	loopBatchSize?: number;
@@ -75,7 +77,7 @@ export async function runWorkflow(options: WorkflowRunOptions): Promise<Workflow
 			typeVersion: step.typeVersion ?? (Array.isArray(version) ? Math.max(...version) : version),
 			position: [200 * (index + 1), 0],
 			parameters: step.parameters,
-			credentials: { dataGatewayApi: { id: 'test-credential', name: 'Test gateway' } },
+			credentials: { dataGatewayApi: { id: options.credentialId ?? 'test-credential', name: 'Test gateway' } },
 			...step.settings,
 		});
 		const into = [{ node: step.name, type: 'main' as const, index: 0 }];

@@ -39,8 +39,9 @@ const detail: INodeParameters = {
 };
 let executions = 0;
 
-async function lookups(plates: string[], credential: IDataObject, appCode = emulator.demo.memberAppCode): Promise<WorkflowRunResult> {
+async function lookups(plates: string[], credential: IDataObject, appCode = emulator.demo.memberAppCode, credentialId?: string): Promise<WorkflowRunResult> {
 	return await runWorkflow({
+		credentialId,
 		steps: [
 			{
 				name: 'Detail',
@@ -99,11 +100,14 @@ describe('a daily budget over executions', () => {
 		expect(hintsOf(result).join('\n')).toContain('Budget: 1.20 of 2.00 yuan today; 1.20 of 100.00 yuan this month (China time)');
 	});
 
-	it('two credentials with different appCodes count apart', async () => {
+	it('credentials with different Accounts count apart; another appCode of one Account counts with it (issue 41)', async () => {
 		setChinaTime(2026, 3, 13, 9);
-		await lookups(['京A32001'], { dailyBudgetYuan: 2 });
-		const other = await lookups(['京A32002'], { dailyBudgetYuan: 2 }, emulator.demo.appCode);
+		await lookups(['京A32001'], { dailyBudgetYuan: 2, account: 'Fleet' }, undefined, 'fleet');
+		const other = await lookups(['京A32002'], { dailyBudgetYuan: 2, account: 'Shop' }, emulator.demo.appCode, 'shop');
 		expect(other.json()[0].error).toBeUndefined();
+		expect(billed()).toBe(2);
+		const rotated = await lookups(['京A32003'], { dailyBudgetYuan: 2, account: ' fleet ' }, emulator.demo.appCode, 'fleet-second');
+		expect(rotated.json()[0].error).toMatch(/Daily budget: .*\(1\.20 yuan spent;/);
 		expect(billed()).toBe(2);
 	});
 });

@@ -84,9 +84,11 @@ describe('the opt-out list (SMS 1.4: an opted-out number is refused)', () => {
 		expect(added.result.error).toBeUndefined();
 		expect(added.result.json()).toEqual([{ phone: '13900001111', optedOut: true, alreadyListed: false }]);
 		// The store holds no number in a value (key names are hashed by the store itself); the list's size is kept beside it.
-		expect(added.writes.map((write) => write.key.split('|')[0])).toEqual(['opt-out', 'opt-out-size']);
-		expect(added.writes.map((write) => write.value)).toEqual([expect.not.stringContaining('13900001111'), '1']);
-		expect(added.writes.map((write) => write.ttlMs)).toEqual([undefined, undefined]);
+		const listWrites = added.writes.filter((write) => write.key.startsWith('opt-out|'));
+		expect(listWrites).toHaveLength(1);
+		expect(listWrites[0].value).not.toContain('13900001111');
+		expect(listWrites[0].ttlMs).toBeUndefined();
+		expect(added.writes.filter((write) => write.key.startsWith('opt-out-size|')).map((write) => write.value)).toEqual(['1']);
 
 		const refused = await watchStore(() => runSms(send(), [{ phone: '13900001111' }], undefined, 1.4));
 		expect(refused.result.error?.message).toBe("Item 1: Phone Number 13900001111 is on this account's opt-out list: not sent");
@@ -107,7 +109,7 @@ describe('the opt-out list (SMS 1.4: an opted-out number is refused)', () => {
 		const removed = await runSms(optOut('remove'), [{ phone: '0086 13900001111' }]);
 		expect(removed.json()).toEqual([{ phone: '13900001111', optedOut: false, removed: true }]);
 		const sent = await runSms(send(), [{ phone: '13900001111' }]);
-		expect(sent.error).toBeUndefined();
+		expect(sent.error?.message).toBeUndefined();
 		expect(sent.json()[0]).toMatchObject({ taskId: expect.any(String) });
 		expect(sendRequests()).toBe(1);
 	});
@@ -116,7 +118,10 @@ describe('the opt-out list (SMS 1.4: an opted-out number is refused)', () => {
 		await runSms(optOut('add'), [{ phone: '13900003333' }]);
 		const items = [{ phone: '13900003331' }, { phone: '13900003333' }, { phone: '13900003332' }];
 		const run = await watchStore(() => runSms(send(), items, { continueOnFail: true }, 1.4));
-		expect(run.reads.filter((keys) => keys.some((key) => key.startsWith('opt-out|')))).toEqual([[expect.stringMatching(/^opt-out\|/), expect.any(String), expect.any(String)]]);
+		// One read: each number under the account's scope and under the key the release before wrote (issue 41).
+		const listReads = run.reads.filter((keys) => keys.some((key) => key.startsWith('opt-out|')));
+		expect(listReads).toHaveLength(1);
+		expect(listReads[0]).toHaveLength(6);
 		const [first, second, third] = run.result.json();
 		expect(first).toMatchObject({ taskId: expect.any(String) });
 		expect(second).toMatchObject({ error: "Item 2: Phone Number 13900003333 is on this account's opt-out list: not sent" });

@@ -9,9 +9,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { erasePhone, normalizedPhone } from '../../nodes/shared/store/erasePhone';
+import { erasePhone, erasePhoneEverywhere, normalizedPhone } from '../../nodes/shared/store/erasePhone';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
-import { legacyKeyName, storedKeyName } from '../../nodes/shared/store/keyName';
+import { legacyKeyName, phoneTag, storedKeyName, storedRowKey } from '../../nodes/shared/store/keyName';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { FALLBACK_KEY_FILE, forgetNameSecret, nameSecret } from '../../nodes/shared/store/nameSecret';
 import { redisFor } from '../../nodes/shared/store/redis/connection';
@@ -19,6 +19,7 @@ import { RedisDurableStore } from '../../nodes/shared/store/redisStore';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
 import { closeAllRedis } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { withEnvironment } from './selection';
 
 const VARIABLES = ['DATA_GATEWAY_STORE_KEY', 'DATA_GATEWAY_STORE_KEY_FILE', 'N8N_ENCRYPTION_KEY', 'N8N_ENCRYPTION_KEY_FILE', 'N8N_USER_FOLDER'] as const;
 const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
@@ -53,6 +54,15 @@ describe('key names', () => {
 		expect(name).toBe(nameWith('key-one'));
 		expect(name).not.toContain(createHash('sha256').update(key).digest('base64url'));
 		expect(legacyKeyName(key)).toBe(`dgw:${createHash('sha256').update(key).digest('base64url')}`);
+		// Nor are the phone tag (what an erase finds rows by) and a grouped row's prefix (issue 41 item 9): each keyed, each another with another key.
+		const plain = (text: string) => createHash('sha256').update(text).digest('base64url');
+		const tag = phoneTag('13712345678');
+		const row = storedRowKey(key);
+		expect([tag, row].join()).not.toContain(plain('phone|13712345678').slice(0, 10));
+		expect(row.slice('dgw:~'.length, 'dgw:~'.length + 10)).not.toBe(plain(key.slice(0, key.indexOf('>'))).slice(0, 10));
+		setEnvironment({ N8N_ENCRYPTION_KEY: 'key-three', N8N_USER_FOLDER: folder });
+		expect(phoneTag('13712345678')).not.toBe(tag);
+		expect(storedRowKey(key).slice(0, 15)).not.toBe(row.slice(0, 15));
 		setEnvironment({ N8N_ENCRYPTION_KEY: 'key-two', N8N_USER_FOLDER: folder });
 		expect(storedKeyName(key)).not.toBe(name);
 	});
@@ -207,7 +217,25 @@ describe('erasing one phone number', () => {
 			const other = new RedisDurableStore(connection, 'the test Redis', () => 'fix');
 			await expect(other.read(['x'])).rejects.toThrow(/^the test Redis is used by n8n processes with another encryption key/);
 			await expect(other.update(['y'], () => ({ writes: [{ key: 'y', value: 'two' }], result: undefined }))).rejects.toThrow(/another encryption key/);
+			// The erase too (npm run erase-phone): its tags are another key's, so it would find nothing and say "erased: 0" (issue 41 item 4).
+			await expect(erasePhone(other, '13712345678')).rejects.toThrow(/^the test Redis is used by n8n processes with another encryption key/);
 			expect(cli('--scan').split('\n')).toHaveLength(2);
+			cli('FLUSHALL');
+			setEnvironment({});
+		});
+
+		it("npm run erase-phone erases in n8n's queue Redis in queue mode, with no Redis given (issue 41 item 9)", async () => {
+			cli('FLUSHALL');
+			setEnvironment({ N8N_ENCRYPTION_KEY: 'installation one', N8N_USER_FOLDER: folder });
+			const store = new RedisDurableStore(redisFor({ url: redis.url }, 'queue-erase'), 'the test Redis', () => 'fix');
+			const keys = await fill(store);
+			const restore = withEnvironment({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_HOST: '127.0.0.1', QUEUE_BULL_REDIS_PORT: String(redis.port), DATA_GATEWAY_STORE_FILE: join(folder, 'no-such-store.sqlite') });
+			try {
+				expect(await erasePhoneEverywhere(phone)).toEqual([{ store: `n8n's queue Redis at 127.0.0.1:${redis.port}`, erased: 2 }]);
+			} finally {
+				restore();
+			}
+			expect(await store.read(keys)).toEqual([undefined, undefined, `text for ${other}`, 'kept']);
 			cli('FLUSHALL');
 			setEnvironment({});
 		});

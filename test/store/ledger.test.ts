@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import fc from 'fast-check';
 
-import { SpendLedger, toUnits, type MoneyLimits } from '../../nodes/shared/money/ledger';
+import { LEDGER_KEEP_MS, SpendLedger, toUnits, type MoneyLimits } from '../../nodes/shared/money/ledger';
 import { StoreUnavailable, type DurableStore } from '../../nodes/shared/store/durableStore';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
@@ -19,6 +19,7 @@ import { RedisDurableStore } from '../../nodes/shared/store/redisStore';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import { freshKey } from './contract';
+import { plainScope } from '../../nodes/shared/store/guardScope';
 
 jest.setTimeout(120_000);
 
@@ -96,7 +97,7 @@ describe.each(KINDS)('the ledger on the $kind store', ({ open }) => {
 	it('counts the execution, the day and the month in whole 1/10000 yuan, and refuses what would pass the cap, writing nothing', async () => {
 		const [store] = open();
 		const account = freshKey('account');
-		const ledger = new SpendLedger(store, account, 'exec-1', limits({ capYuan: 0.1 }));
+		const ledger = new SpendLedger(plainScope(store, account), 'exec-1', limits({ capYuan: 0.1 }));
 		for (let send = 0; send < 2; send++) expect(await ledger.reserve(toUnits(0.035))).toMatchObject({ ok: true });
 		const refused = await ledger.reserve(toUnits(0.035));
 		expect(refused).toMatchObject({
@@ -111,7 +112,7 @@ describe.each(KINDS)('the ledger on the $kind store', ({ open }) => {
 			month: 700,
 		});
 		// Another execution of the account has its own cap, and shares the day.
-		const other = new SpendLedger(store, account, 'exec-2', limits({ capYuan: 0.1 }));
+		const other = new SpendLedger(plainScope(store, account), 'exec-2', limits({ capYuan: 0.1 }));
 		expect(await other.reserve(toUnits(0.035))).toMatchObject({
 			ok: true,
 			spent: { execution: 350, day: 1050, month: 1050 },
@@ -127,8 +128,8 @@ describe.each(KINDS.filter((kind) => kind.movable))('the ledger on the $kind sto
 		const [store] = open();
 		const account = freshKey('account');
 		clock = Date.UTC(2026, 10, 26, 15, 59); // 23:59 China time
-		const first = new SpendLedger(store, account, 'a', limits({ dailyYuan: 2 }));
-		const second = new SpendLedger(store, account, 'b', limits({ dailyYuan: 2 }));
+		const first = new SpendLedger(plainScope(store, account), 'a', limits({ dailyYuan: 2 }));
+		const second = new SpendLedger(plainScope(store, account), 'b', limits({ dailyYuan: 2 }));
 		const paid = await first.reserve(toUnits(1.2));
 		expect(paid).toMatchObject({
 			ok: true,
@@ -158,11 +159,51 @@ describe.each(KINDS.filter((kind) => kind.movable))('the ledger on the $kind sto
 		});
 	});
 
+	it('each count belongs to its account: another account starts its execution, day and month at 0 (issue 41)', async () => {
+		const [store] = open();
+		const [one, two] = [freshKey('account'), freshKey('account')];
+		expect(await new SpendLedger(plainScope(store, one), 'same execution', limits({})).reserve(toUnits(1.2))).toMatchObject({ ok: true });
+		expect((await new SpendLedger(plainScope(store, two), 'same execution', limits({})).spent()).spent).toEqual({ execution: 0, day: 0, month: 0 });
+		expect((await new SpendLedger(plainScope(store, one), 'another execution', limits({})).spent()).spent).toEqual({ execution: 0, day: 12000, month: 12000 });
+	});
+
+	it("a refund keeps each count expiring: after a day count's 3 days it is gone, the month's stays its 62 (issue 41)", async () => {
+		const [store] = open();
+		const account = freshKey('account');
+		clock = Date.UTC(2026, 10, 26, 3);
+		const ledger = new SpendLedger(plainScope(store, account), 'e', limits({}));
+		const paid = await ledger.reserve(toUnits(2.4));
+		if (!paid.ok) throw new Error('unreachable');
+		await ledger.refund(toUnits(1.2), paid.period);
+		const keys = [`spend|${account}|day|2026-11-26`, `spend|${account}|month|2026-11`];
+		expect(await store.read(keys)).toEqual(['12000', '12000']);
+		clock += LEDGER_KEEP_MS.day + 60_000;
+		expect(await store.read(keys)).toEqual([undefined, '12000']);
+		clock += LEDGER_KEEP_MS.month;
+		expect(await store.read(keys)).toEqual([undefined, undefined]);
+	});
+
+	it("what the account's former scopes and an earlier store counted today adds up, and a refund gives back only its own (issue 41)", async () => {
+		const [store] = open();
+		const earlier = new MemoryStore(() => clock);
+		const [account, former] = [freshKey('account'), freshKey('account')];
+		clock = Date.UTC(2026, 10, 26, 3);
+		await new SpendLedger(plainScope(store, former), 'old', limits({})).reserve(toUnits(0.5));
+		await new SpendLedger(plainScope(earlier, account), 'before the Redis', limits({})).reserve(toUnits(0.3));
+		const ledger = new SpendLedger({ store, earlier: [earlier], scope: account, former: [former] }, 'now', limits({ dailyYuan: 1 }));
+		expect(await ledger.reserve(toUnits(0.3))).toMatchObject({ ok: false, limit: 'day', spent: { execution: 0, day: 8000, month: 8000 } });
+		const paid = await ledger.reserve(toUnits(0.2));
+		expect(paid).toMatchObject({ ok: true, spent: { execution: 2000, day: 10000, month: 10000 } });
+		if (!paid.ok) throw new Error('unreachable');
+		expect(await ledger.refund(toUnits(0.2), paid.period)).toEqual({ execution: 0, day: 8000, month: 8000 });
+		expect((await new SpendLedger(plainScope(store, former), 'old', limits({})).spent()).spent.day).toBe(5000);
+	});
+
 	it('a monthly budget resets on the 1st at 00:00 China time', async () => {
 		const [store] = open();
 		const account = freshKey('account');
 		clock = Date.UTC(2026, 10, 30, 15, 0); // 2026-11-30 23:00 China time
-		const ledger = new SpendLedger(store, account, 'a', limits({ monthlyYuan: 1 }));
+		const ledger = new SpendLedger(plainScope(store, account), 'a', limits({ monthlyYuan: 1 }));
 		expect(await ledger.reserve(toUnits(0.8))).toMatchObject({ ok: true });
 		expect(await ledger.reserve(toUnits(0.35))).toMatchObject({
 			ok: false,
@@ -183,7 +224,7 @@ describe.each(KINDS.filter((kind) => kind.movable))('the ledger on the $kind sto
 
 describe('the ledger on a Redis that may evict keys', () => {
 	it('is refused there, before anything is counted: a vanished spend would let the cap and budgets pay again', async () => {
-		const ledger = new SpendLedger(redisHandle(evicting.url), freshKey('account'), 'a', limits({ dailyYuan: 2 }));
+		const ledger = new SpendLedger(plainScope(redisHandle(evicting.url), freshKey("account")), 'a', limits({ dailyYuan: 2 }));
 		const error = await ledger.reserve(toUnits(1.2)).then(
 			() => undefined,
 			(failure: unknown) => failure,
@@ -211,7 +252,7 @@ function raceProperty(open: () => [DurableStore, DurableStore]) {
 				const account = freshKey('race');
 				let billed = 0;
 				const run = async (store: DurableStore, steps: typeof left, name: string) => {
-					const ledger = new SpendLedger(store, account, name, limits({ dailyYuan: budget }));
+					const ledger = new SpendLedger(plainScope(store, account), name, limits({ dailyYuan: budget }));
 					for (const { yuan, billed: isBilled, ticks } of steps) {
 						for (let tick = 0; tick < ticks; tick++) await Promise.resolve();
 						const reservation = await ledger.reserve(toUnits(yuan));
@@ -222,7 +263,7 @@ function raceProperty(open: () => [DurableStore, DurableStore]) {
 				};
 				await Promise.all([run(one, left, 'one'), run(two, right, 'two')]);
 				expect(billed).toBeLessThanOrEqual(toUnits(budget));
-				const { spent } = await new SpendLedger(one, account, 'reader', limits({})).spent();
+				const { spent } = await new SpendLedger(plainScope(one, account), 'reader', limits({})).spent();
 				expect(spent.day).toBe(billed);
 			}),
 			{ numRuns: 25 },

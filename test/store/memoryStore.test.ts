@@ -28,4 +28,20 @@ describe('memory store: bounded in time', () => {
 		expect(store.size).toBe(1);
 		expect(await store.read(['kept'])).toEqual(['b']);
 	});
+
+	it('the sweep goes on after its first tick: an entry that outlives the first minute is dropped at the second', async () => {
+		jest.useFakeTimers({ now: Date.UTC(2026, 0, 5) });
+		const store = new MemoryStore(() => Date.now());
+		await store.update(['ninety seconds', 'kept'], () => ({
+			writes: [
+				{ key: 'ninety seconds', value: 'a', ttlMs: 90_000 },
+				{ key: 'kept', value: 'b' },
+			],
+			result: undefined,
+		}));
+		jest.advanceTimersByTime(60_000);
+		expect(store.size).toBe(2);
+		jest.advanceTimersByTime(60_000);
+		expect(store.size).toBe(1);
+	});
 });

@@ -152,7 +152,7 @@ describe('openDurableStore', () => {
 		const seen = JSON.parse(output) as { kind: string; label: string; sameForTrigger: boolean; counted: number[]; notice: string; hints: NodeExecutionHint[] };
 		expect(seen).toMatchObject({ kind: 'memory', label: "this n8n process's memory", sameForTrigger: true, counted: [1, 2] });
 		expect(seen.notice).toMatch(
-			/^What this node keeps between executions \(send records, answers kept for reuse\) is in this n8n process's memory only: a restart of n8n forgets it, and other n8n processes do not see it\. This Node \(v[\d.]+\) has no node:sqlite for a store file; run n8n on Node 22\.13 or later \(as n8n 2\.x does\), or set "Shared Redis URL for Limits and Send Records" in the credential\.$/,
+			/^What this node keeps between executions \(send records, answers kept for reuse\) is in this n8n process's memory only: a restart of n8n forgets it, and other n8n processes do not see it; so the opt-out list and the daily and monthly budgets are refused here\. This Node \(v[\d.]+\) has no node:sqlite for a store file; run n8n on Node 22\.13 or later \(as n8n 2\.x does\), or set "Shared Redis URL for Limits and Send Records" in the credential\.$/,
 		);
 		expect(seen.hints).toEqual([{ type: 'warning', location: 'outputPane', message: seen.notice }]);
 	});

@@ -3,13 +3,14 @@
  * (n8n-core) at the gateway emulator: SMS send records and per-number counts are refused there
  * before any paid call, with the setting and the fix named; lookups keep using it (an evicted
  * answer only costs a call) with a hint; a Redis without persistence is named in a hint. The
- * policy is asked once per connection: each test closes the connections, as a restart would.
+ * policy is asked on each connection and again each minute: each test closes the connections, as a restart would.
  */
 import { execFileSync } from 'node:child_process';
 import type { IDataObject } from 'n8n-workflow';
 
 import { DataGatewayEnterprise } from '../../nodes/DataGatewayEnterprise/DataGatewayEnterprise.node';
 import { DataGatewaySms } from '../../nodes/DataGatewaySms/DataGatewaySms.node';
+import { hostClock } from '../../nodes/shared/store/hostClock';
 import { closeAllRedis, forgetOpenStores } from '../../nodes/shared/testing';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
 import type { Emulator } from '../emulator/server';
@@ -139,6 +140,23 @@ describe('SMS send records on a Redis that may evict them', () => {
 		closeAllRedis();
 		const refused = await sendTwo({ sharedLimitRedisUrl: redis.url });
 		expect(refused.error?.message).toMatch(/may evict keys \(maxmemory-policy allkeys-lru\)/);
+		expect(sendCalls()).toBe(2);
+	});
+});
+
+describe('the policy re-checked while connected (issue 41 item 3)', () => {
+	const realClock = hostClock.now;
+	afterEach(() => (hostClock.now = realClock));
+
+	it('a Redis switched to allkeys-lru on the same connection is no longer trusted once a minute has passed: nothing sent, nothing said to be kept', async () => {
+		const start = Date.now();
+		hostClock.now = () => start;
+		expect((await sendTwo({ sharedLimitRedisUrl: redis.url })).error).toBeUndefined();
+		usePolicy('allkeys-lru');
+		hostClock.now = () => start + 61_000;
+		const refused = await sendTwo({ sharedLimitRedisUrl: redis.url });
+		expect(refused.error?.message).toMatch(/may evict keys \(maxmemory-policy allkeys-lru\)/);
+		expect(refused.error?.description).not.toMatch(/may still be/);
 		expect(sendCalls()).toBe(2);
 	});
 });

@@ -3,6 +3,7 @@ import { stableJson, takeNews } from '../../nodes/shared/lookups/onlyNew';
 import { quotaLine, reserveCalls, countCalls, telephonePlanOf } from '../../nodes/shared/lookups/telephoneQuota';
 import { keepAnswer, readKeptAnswers, reuseWindowMs } from '../../nodes/shared/lookups/reuse';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { plainScope } from '../../nodes/shared/store/guardScope';
 
 describe('China time', () => {
 	it('16:00 UTC is already the next China day, whose quota resets at 16:00 UTC of that day', () => {
@@ -26,10 +27,10 @@ describe('the telephone plan of a credential', () => {
 	it('reservations never pass the quota; giving back never goes below 0', async () => {
 		const store = new MemoryStore(() => Date.UTC(2026, 5, 1, 2));
 		const plan = telephonePlanOf({ telephonePlan: 'freeQuota', telephoneDailyFreeCalls: 10 });
-		const [first, second] = await Promise.all([reserveCalls(store, 'account', plan, 7), reserveCalls(store, 'account', plan, 7)]);
+		const [first, second] = await Promise.all([reserveCalls(plainScope(store, 'account'), plan, 7), reserveCalls(plainScope(store, 'account'), plan, 7)]);
 		expect(first.granted + second.granted).toBe(10);
-		expect((await reserveCalls(store, 'account', plan, 1)).granted).toBe(0);
-		expect(await countCalls(store, 'account', first.day, -50)).toBe(0);
+		expect((await reserveCalls(plainScope(store, 'account'), plan, 1)).granted).toBe(0);
+		expect(await countCalls(plainScope(store, 'account'), first.day, -50)).toBe(0);
 		expect(quotaLine(plan, 87)).toBe('87 of 10 free calls today');
 		expect(quotaLine(telephonePlanOf({}), 1)).toBe('1 call today');
 	});

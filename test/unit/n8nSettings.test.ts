@@ -130,6 +130,9 @@ describe("the queue Redis from n8n's settings", () => {
 
 	it('a value no connection can use names its variable', () => {
 		expect(queue({ QUEUE_BULL_REDIS_PORT: '70000' })?.unusable?.message).toBe('"QUEUE_BULL_REDIS_PORT": n8n\'s setting QUEUE_BULL_REDIS_PORT is 70000, not a port number');
+		// Port 0 is no server's port (issue 41 item 9): refused, not handed to the socket.
+		expect(queue({ QUEUE_BULL_REDIS_PORT: '0' })?.unusable?.message).toBe('"QUEUE_BULL_REDIS_PORT": n8n\'s setting QUEUE_BULL_REDIS_PORT is 0, not a port number');
+		expect(queue({ QUEUE_BULL_REDIS_PORT: '1' })?.unusable).toBeUndefined();
 		expect(queue({ QUEUE_BULL_REDIS_DB: '-1' })?.unusable?.field).toBe('QUEUE_BULL_REDIS_DB');
 		expect(queue({ QUEUE_BULL_REDIS_HOST: 'evil.example/0?x=' })?.unusable?.field).toBe('QUEUE_BULL_REDIS_HOST');
 	});

@@ -11,6 +11,7 @@ import { StoreHints } from '../../nodes/shared/lookups/storeHints';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls, telephonePlanOf } from '../../nodes/shared/lookups/telephoneQuota';
 import type { DurableStore } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { plainScope } from '../../nodes/shared/store/guardScope';
 
 const HOUR = 3_600_000;
 
@@ -39,36 +40,36 @@ describe('the quota counts per account and China day', () => {
 
 	it('a reservation says the day, when the quota starts again, what was used and what it got', async () => {
 		const store = new MemoryStore(() => at);
-		expect(await reserveCalls(store, 'account', plan, 2)).toEqual({ day: '2026-06-01', resetsAt: '2026-06-02T00:00:00+08:00', used: 0, granted: 2 });
-		expect(await reserveCalls(store, 'account', plan, 2)).toEqual({ day: '2026-06-01', resetsAt: '2026-06-02T00:00:00+08:00', used: 2, granted: 1 });
-		expect(await reserveCalls(store, 'account', plan, 2)).toMatchObject({ used: 3, granted: 0 });
+		expect(await reserveCalls(plainScope(store, 'account'), plan, 2)).toEqual({ day: '2026-06-01', resetsAt: '2026-06-02T00:00:00+08:00', used: 0, granted: 2 });
+		expect(await reserveCalls(plainScope(store, 'account'), plan, 2)).toEqual({ day: '2026-06-01', resetsAt: '2026-06-02T00:00:00+08:00', used: 2, granted: 1 });
+		expect(await reserveCalls(plainScope(store, 'account'), plan, 2)).toMatchObject({ used: 3, granted: 0 });
 		// Another account has its own quota.
-		expect(await reserveCalls(store, 'other account', plan, 2)).toMatchObject({ used: 0, granted: 2 });
+		expect(await reserveCalls(plainScope(store, 'other account'), plan, 2)).toMatchObject({ used: 0, granted: 2 });
 	});
 
 	it('the next China day starts at 0', async () => {
 		let now = at;
 		const store = new MemoryStore(() => now);
-		await reserveCalls(store, 'account', plan, 3);
+		await reserveCalls(plainScope(store, 'account'), plan, 3);
 		now = Date.UTC(2026, 5, 1, 16);
-		expect(await reserveCalls(store, 'account', plan, 3)).toMatchObject({ day: '2026-06-02', used: 0, granted: 3 });
+		expect(await reserveCalls(plainScope(store, 'account'), plan, 3)).toMatchObject({ day: '2026-06-02', used: 0, granted: 3 });
 	});
 
 	it('counting adds calls made, gives back ones not made, and a change of 0 writes nothing', async () => {
 		const store = new MemoryStore(() => at);
-		expect(await countCalls(store, 'account', undefined, 2)).toBe(2);
-		expect(await countCalls(store, 'account', '2026-06-01', 1)).toBe(3);
-		expect(await countCalls(store, 'account', undefined, -1)).toBe(2);
-		expect(await countCalls(store, 'account', undefined, 0)).toBe(2);
-		expect(await countCalls(store, 'account', '2026-05-31', 0)).toBe(0);
-		expect((await reserveCalls(store, 'account', plan, 5)).granted).toBe(1);
+		expect(await countCalls(plainScope(store, 'account'), undefined, 2)).toBe(2);
+		expect(await countCalls(plainScope(store, 'account'), '2026-06-01', 1)).toBe(3);
+		expect(await countCalls(plainScope(store, 'account'), undefined, -1)).toBe(2);
+		expect(await countCalls(plainScope(store, 'account'), undefined, 0)).toBe(2);
+		expect(await countCalls(plainScope(store, 'account'), '2026-05-31', 0)).toBe(0);
+		expect((await reserveCalls(plainScope(store, 'account'), plan, 5)).granted).toBe(1);
 	});
 
 	it('a count that is not a number counts as 0', async () => {
 		const store = new MemoryStore(() => at);
 		const key = 'telephone-calls|account|2026-06-01';
 		await store.update([key], () => ({ writes: [{ key, value: 'junk' }], result: undefined }));
-		expect(await countCalls(store, 'account', undefined, 1)).toBe(1);
+		expect(await countCalls(plainScope(store, 'account'), undefined, 1)).toBe(1);
 	});
 
 	it('the words of the bill and of a refusal', () => {

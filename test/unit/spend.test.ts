@@ -10,6 +10,9 @@ import { SpendLedger, type MoneyLimits } from '../../nodes/shared/money/ledger';
 import { attemptPrice, describeCalls, priceOf, roundYuan, SpendMeter } from '../../nodes/shared/money/spend';
 import type { DurableStore, StoreDecision } from '../../nodes/shared/store/durableStore';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { plainScope } from '../../nodes/shared/store/guardScope';
+
+const GUARD = { scope: 'account', legacy: 'legacy-account' };
 
 const NODE = { id: 'n1', name: 'Vehicle', type: 'dataGatewayVehicle', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
 const ctxOf = (execution: string | undefined) => ({ getNode: () => NODE, getExecutionId: () => execution }) as unknown as IExecuteFunctions;
@@ -19,15 +22,21 @@ const limitsOf = (capYuan = 0, dailyYuan = 0, monthlyYuan = 0): MoneyLimits => (
 let clock = Date.UTC(2026, 10, 26, 3);
 let store: MemoryStore;
 let opened = 0;
+/** A memory store standing for one that outlives n8n: process memory itself may not count budgets (issue 41). */
+function outlivingStore(clockOf: () => number): MemoryStore {
+	const held = new MemoryStore(clockOf);
+	Object.defineProperty(held, 'kind', { value: 'sqlite' });
+	return held;
+}
 beforeEach(() => {
 	clock = Date.UTC(2026, 10, 26, 3);
-	store = new MemoryStore(() => clock);
+	store = outlivingStore(() => clock);
 	opened = 0;
 });
 
 /** `execution` null: a run whose context has no execution ID. */
 function meterOf(limits: MoneyLimits, execution: string | null = 'e1', open: () => Promise<DurableStore> = async () => store) {
-	return new SpendMeter(ctxOf(execution ?? undefined), 'account', limits, async () => {
+	return new SpendMeter(ctxOf(execution ?? undefined), GUARD, limits, async () => {
 		opened++;
 		return await open();
 	});
@@ -35,7 +44,7 @@ function meterOf(limits: MoneyLimits, execution: string | null = 'e1', open: () 
 
 /** What the ledger counts now for the execution, today and this month, in yuan. */
 async function counted(execution = 'e1') {
-	const { spent } = await new SpendLedger(store, 'account', execution, limitsOf()).spent();
+	const { spent } = await new SpendLedger(plainScope(store, "account"), execution, limitsOf()).spent();
 	return { execution: spent.execution / 10_000, day: spent.day / 10_000, month: spent.month / 10_000 };
 }
 
@@ -45,6 +54,21 @@ const failing = async (): Promise<DurableStore> => {
 
 /** Lets a give-back the meter started without waiting for it (a reserve of another day) finish. */
 const settled = async () => await new Promise((resolve) => setImmediate(resolve));
+
+describe('in process memory', () => {
+	it('a daily or monthly budget is refused naming the fix, nothing counted; a cap alone (one execution) is counted', async () => {
+		const memory = new MemoryStore(() => clock);
+		for (const limits of [limitsOf(0, 5), limitsOf(0, 0, 5)]) {
+			const meter = meterOf(limits, 'e1', async () => memory);
+			expect(await meter.reserveAttempt('vehicleDetail')).toEqual({
+				refusal: expect.stringMatching(/budgets are counted only where the count outlives n8n, and this n8n has only this n8n process's memory: set "Shared Redis URL for Limits and Send Records" in the credential, or run n8n on Node 22\.13 or later/),
+				hint: expect.any(String),
+			});
+		}
+		expect(memory.size).toBe(0);
+		expect(await meterOf(limitsOf(2), 'e1', async () => memory).reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
+	});
+});
 
 describe('prices', () => {
 	it('an SMS costs per segment, counted by the send itself; free operations cost nothing', () => {
@@ -328,7 +352,7 @@ describe('where the spend is counted', () => {
 		expect(await meterOf(limitsOf(2), null).reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
 		expect((await counted()).day).toBe(2.4);
 		// A context without getExecutionId at all (an older n8n) counts the same way.
-		const older = new SpendMeter({ getNode: () => NODE } as unknown as IExecuteFunctions, 'account', limitsOf(2), async () => store);
+		const older = new SpendMeter({ getNode: () => NODE } as unknown as IExecuteFunctions, GUARD, limitsOf(2), async () => store);
 		expect(await older.reserveAttempt('vehicleDetail')).toMatchObject({ yuan: 1.2 });
 		expect(await older.reserveAttempt('vehicleDetail')).toMatchObject({ refusal: expect.stringContaining('above the cap of 2 yuan') });
 	});
@@ -341,7 +365,7 @@ describe('where the spend is counted', () => {
 		expect(await meter.reserveEstimate(1.2, '1 plate')).toBeUndefined();
 		await settled();
 		const days = async () => {
-			const ledger = new SpendLedger(store, 'account', 'e1', limitsOf());
+			const ledger = new SpendLedger(plainScope(store, "account"), 'e1', limitsOf());
 			const today = (await ledger.spent()).spent.day / 10_000;
 			clock -= 2 * 60_000;
 			const yesterday = (await ledger.spent()).spent.day / 10_000;

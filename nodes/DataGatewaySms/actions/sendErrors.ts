@@ -28,9 +28,10 @@ export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: nu
 			`Nothing was sent for ${itemsNamed(notStarted)}, but ${failure.store} failed while ${records} changed, so ${records} may still say the send started. This n8n process releases ${records} as soon as ${failure.store} answers again (it tries within seconds, and before this node's next send in this process); the next execution then sends ${messages}. If n8n restarts before that, ${afterRestart}.`,
 		);
 	}
-	// The store's answer was lost or garbled: the release may have been applied, so this says "may".
+	// "may" only where the store's answer was lost or garbled (the release may have been applied); a refused release left them there.
 	if (reserved.length > 0) {
-		parts.push(`The reservations of ${itemsNamed(reserved)} may still be in ${failure.store}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
+		const where = failure.certain ? `are still in ${failure.store}` : `may still be in ${failure.store}`;
+		parts.push(`The reservations of ${itemsNamed(reserved)} ${where}; they are only reservations, so the next execution of this node takes them over and sends those messages.`);
 	}
 	if (unknown.length > 0) {
 		parts.push(

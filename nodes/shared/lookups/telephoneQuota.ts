@@ -1,13 +1,13 @@
 /**
  * The telephone identification quota: the gateway gives non-members 100 free identifications a day
- * (docs/gateway-api.md). The package counts them per credential and China calendar day in the
- * durable store; with the Free Quota plan it refuses, before calling, what the day has no room for.
+ * (docs/gateway-api.md). The package counts them per account (store/guardScope.ts) and China
+ * calendar day in the durable store; with the Free Quota plan it refuses, before calling, what the day has no room for.
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { TELEPHONE_FREE_DAILY_CALLS } from '../gateway/catalog';
 import { plural } from '../output/plural';
-import type { DurableStore } from '../store/durableStore';
+import { scopesOf, type GuardScope } from '../store/guardScope';
 import { chinaDay, chinaIso, nextChinaMidnight } from './chinaTime';
 
 export type TelephonePlanKind = 'notSet' | 'member' | 'freeQuota';
@@ -45,31 +45,45 @@ function dayOf(now: number): QuotaDay {
 	return { day: chinaDay(now), resetsAt: chinaIso(nextChinaMidnight(now)) };
 }
 
-/** Today's count of calls (China day of the store's clock), for Usage → Get. */
-export async function readCallsOn(store: DurableStore, accountKey: string, day: string): Promise<number> {
-	return countOf((await store.read([counterKey(accountKey, day)]))[0]);
+/** What the day's count of the account's former scopes and earlier stores adds (read only). */
+async function otherCount(guard: GuardScope, day: string): Promise<{ keys: string[]; earlier: number }> {
+	let earlier = 0;
+	for (const store of guard.earlier) for (const value of await store.read(scopesOf(guard).map((scope) => counterKey(scope, day)))) earlier += countOf(value);
+	return { keys: guard.former.map((scope) => counterKey(scope, day)), earlier };
+}
+
+const sumOf = (values: ReadonlyArray<string | undefined>) => values.reduce((sum, value) => sum + countOf(value), 0);
+
+/** A day's count of calls under every scope of the account, for Usage → Get. */
+export async function readCallsOn(guard: GuardScope, day: string): Promise<number> {
+	const other = await otherCount(guard, day);
+	return sumOf(await guard.store.read([counterKey(guard.scope, day), ...other.keys])) + other.earlier;
 }
 
 /** Takes up to `wanted` of today's free calls; `granted` may be fewer. */
-export async function reserveCalls(store: DurableStore, accountKey: string, plan: TelephonePlan, wanted: number) {
-	const now = await store.now();
+export async function reserveCalls(guard: GuardScope, plan: TelephonePlan, wanted: number) {
+	const now = await guard.store.now();
 	const today = dayOf(now);
-	const key = counterKey(accountKey, today.day);
-	return await store.update([key], ([value]) => {
-		const used = countOf(value);
+	const key = counterKey(guard.scope, today.day);
+	const other = await otherCount(guard, today.day);
+	return await guard.store.update([key, ...other.keys], ([value, ...former]) => {
+		const own = countOf(value);
+		const used = own + sumOf(former) + other.earlier;
 		const granted = Math.max(0, Math.min(wanted, plan.dailyFreeCalls - used));
 		// Stryker disable next-line ConditionalExpression,EqualityOperator: granting 0 would write the count it read, with the same two-day expiry; nothing reads the difference
-		return { writes: granted > 0 ? [{ key, value: String(used + granted), ttlMs: COUNTER_TTL_MS }] : [], result: { ...today, used, granted } };
+		return { writes: granted > 0 ? [{ key, value: String(own + granted), ttlMs: COUNTER_TTL_MS }] : [], result: { ...today, used, granted } };
 	});
 }
 
 /** Adds the calls made (or gives back reserved ones not made, with a negative change); returns the day's count. */
-export async function countCalls(store: DurableStore, accountKey: string, day: string | undefined, change: number): Promise<number> {
-	const key = counterKey(accountKey, day ?? chinaDay(await store.now()));
-	return await store.update([key], ([value]) => {
+export async function countCalls(guard: GuardScope, day: string | undefined, change: number): Promise<number> {
+	const counted = day ?? chinaDay(await guard.store.now());
+	const key = counterKey(guard.scope, counted);
+	const other = await otherCount(guard, counted);
+	return await guard.store.update([key, ...other.keys], ([value, ...former]) => {
 		const count = Math.max(0, countOf(value) + change);
 		// Stryker disable next-line ConditionalExpression: a change of 0 would write the count it read, with the same two-day expiry; nothing reads the difference
-		return { writes: change === 0 ? [] : [{ key, value: String(count), ttlMs: COUNTER_TTL_MS }], result: count };
+		return { writes: change === 0 ? [] : [{ key, value: String(count), ttlMs: COUNTER_TTL_MS }], result: count + sumOf(former) + other.earlier };
 	});
 }
 

@@ -1,7 +1,9 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { OPERATIONS, PRICES_YUAN, type OperationName } from '../gateway/catalog';
+import type { GuardAccount } from '../gateway/accountScope';
 import type { DurableStore } from '../store/durableStore';
+import { openGuardScope } from '../store/guardScope';
 import { SpendLedger, toUnits, type LedgerPeriod, type LedgerSpent, type MoneyLimits, type Reservation } from './ledger';
 import { attemptRefusal, budgetLine, estimateRefusal, refusalFix } from './refusals';
 import { noteRefused } from '../usage/notes';
@@ -49,8 +51,8 @@ export class SpendMeter {
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
-		/** The credential's account (GatewayClient.accountKey), without the appCode. */
-		private readonly account: string,
+		/** The credential's account (GatewayClient.guard), without the appCode. */
+		private readonly account: GuardAccount,
 		readonly limits: MoneyLimits,
 		private readonly openStore: () => Promise<DurableStore>,
 	) {}
@@ -65,7 +67,11 @@ export class SpendMeter {
 	}
 
 	private async reserve(units: number, force = false): Promise<Reservation> {
-		this.ledger ??= this.openStore().then((store) => new SpendLedger(store, this.account, this.ctx.getExecutionId?.() || `unscoped-${Date.now()}-${Math.random()}`, this.limits));
+		// Budgets outlive n8n, so process memory may not count them (the cap, per execution, it may).
+		const need = this.limits.dailyYuan > 0 || this.limits.monthlyYuan > 0 ? 'budget' : undefined;
+		this.ledger ??= this.openStore()
+			.then(async (store) => await openGuardScope(store, this.account, need))
+			.then((guard) => new SpendLedger(guard, this.ctx.getExecutionId?.() || `unscoped-${Date.now()}-${Math.random()}`, this.limits));
 		const ledger = await this.ledger;
 		const reservation = await ledger.reserve(units, { force });
 		this.latest = reservation.spent;

@@ -11,6 +11,7 @@ import { describeCalls, priceOf } from '../money/spend';
 import { keepForLater, takeKeptAnswers } from '../lookups/reuse';
 import { countCalls, quotaLine, quotaRefusal, reserveCalls } from '../lookups/telephoneQuota';
 import { noteRefused } from '../usage/notes';
+import { openGuardScope } from '../store/guardScope';
 import { SharedAnswer } from '../state/executionMemory';
 import { shareStrings } from '../state/sharedStrings';
 import { spendMeter } from '../transport/clientForNode';
@@ -115,7 +116,7 @@ export async function reserveQuota<P extends Params, A>(lookup: Lookup<P, A>, ba
 		if (!lookup.memory?.has(key)) needed.add(key);
 	}
 	if (needed.size === 0) return undefined;
-	const reserved = await lookup.hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(store, lookup.client.accountKey, plan, needed.size));
+	const reserved = await lookup.hints.attempt('The telephone quota', 'calls were not limited this run', async (store) => await reserveCalls(await openGuardScope(store, lookup.client.guard, undefined), plan, needed.size));
 	return reserved && { ...reserved, beyond: new Set([...needed].slice(reserved.granted)) };
 }
 
@@ -138,7 +139,7 @@ export async function settleQuota<P extends Params, A>(lookup: Lookup<P, A>, res
 	const plan = lookup.telephonePlan;
 	if (!plan) return;
 	const change = reservation ? attempted - reservation.granted : attempted;
-	const count = await lookup.hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(store, lookup.client.accountKey, reservation?.day, change), {
+	const count = await lookup.hints.attempt('The telephone quota', "today's calls were not counted", async (store) => await countCalls(await openGuardScope(store, lookup.client.guard, undefined), reservation?.day, change), {
 		courtesy: !plan.refuseBeyondQuota,
 	});
 	if (count !== undefined) noteLookupRun(lookup.ctx, { notes: [quotaLine(plan, count)] });

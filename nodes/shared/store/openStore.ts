@@ -7,6 +7,7 @@ import { nodeSqlite, nodeVersion, queueRedisSettings, storeFilePath } from './ho
 import { MemoryStore } from './memoryStore';
 import { REDIS_CA_FIELD, redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type RedisUnavailable, type SharedRedis } from './redis/connection';
 import { RedisDurableStore } from './redisStore';
+import { storeFileExists } from './sqliteFiles';
 import { SqliteDurableStore } from './sqliteStore';
 
 /** One store per process and target: Redis stores by connection, SQLite stores by file. */
@@ -37,24 +38,50 @@ export async function openDurableStore(ctx: IExecuteFunctions | IWebhookFunction
 		const settings = redisSettingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
 		if (settings) {
 			const redis = redisFor(settings, owner);
-			return redisStore(redis, `the credential's Redis${at(redis)}`, (failure) => `fix the credential's "${failure.field}"`);
+			const store = redisStore(redis, `the credential's Redis${at(redis)}`, (failure) => `fix the credential's "${failure.field}"`);
+			credentialRedisStores.add(store);
+			return store;
 		}
 		releaseRedis(owner);
 	}
-	const queue = queueRedisSettings();
-	if (queue) {
-		const redis = redisFor(queue, 'store:queue');
-		return redisStore(redis, `n8n's queue Redis${at(redis)}`, queueFix);
-	}
-	const sqlite = nodeSqlite();
-	if (sqlite) {
-		const file = storeFilePath();
-		let store = sqliteStores.get(file);
-		if (!store) sqliteStores.set(file, (store = new SqliteDurableStore(sqlite, file)));
-		return store;
-	}
+	const queue = queueRedisStore();
+	if (queue) return queue;
+	const sqlite = sqliteStore();
+	if (sqlite) return sqlite;
 	processMemory ??= new MemoryStore();
 	return processMemory;
+}
+
+function sqliteStore(): SqliteDurableStore | undefined {
+	const sqlite = nodeSqlite();
+	if (!sqlite) return undefined;
+	const file = storeFilePath();
+	let store = sqliteStores.get(file);
+	if (!store) sqliteStores.set(file, (store = new SqliteDurableStore(sqlite, file)));
+	return store;
+}
+
+/**
+ * Stores that may still hold what the guardrails kept before this one was used (store/guardScope.ts):
+ * under a Redis, this host's SQLite file when it exists (a Redis added to the credential, n8n moved
+ * to queue mode); under the credential's Redis in queue mode, n8n's queue Redis too (when it is
+ * another). Opening the file makes none.
+ */
+export function earlierStoresOf(store: DurableStore): DurableStore[] {
+	if (store.kind !== 'redis') return [];
+	const queue = credentialRedisStores.has(store) ? queueRedisStore() : undefined;
+	const sqlite = storeFileExists(storeFilePath()) ? sqliteStore() : undefined;
+	return [queue, sqlite].filter((earlier): earlier is RedisDurableStore | SqliteDurableStore => earlier !== undefined && earlier !== store && earlier.label.replace(/^.* at /, '') !== store.label.replace(/^.* at /, ''));
+}
+
+/** The credential's Redis stores: n8n's queue Redis, when there is one, came before them (earlierStoresOf). */
+const credentialRedisStores = new WeakSet<DurableStore>();
+
+function queueRedisStore(): RedisDurableStore | undefined {
+	const queue = queueRedisSettings();
+	if (!queue) return undefined;
+	const redis = redisFor(queue, 'store:queue');
+	return redisStore(redis, `n8n's queue Redis${at(redis)}`, queueFix);
 }
 
 const at = (redis: SharedRedis) => (redis.where ? ` at ${redis.where}` : '');
@@ -80,7 +107,7 @@ export function storeFallbackNotice(store: DurableStore): string | undefined {
 	if (store instanceof RedisDurableStore) return store.notices().join(' ') || undefined;
 	if (store.kind !== 'memory') return undefined;
 	return (
-		`What this node keeps between executions (send records, answers kept for reuse) is in ${store.label} only: a restart of n8n forgets it, and other n8n processes do not see it. ` +
+		`What this node keeps between executions (send records, answers kept for reuse) is in ${store.label} only: a restart of n8n forgets it, and other n8n processes do not see it; so the opt-out list and the daily and monthly budgets are refused here. ` +
 		`This Node (${nodeVersion()}) has no node:sqlite for a store file; run n8n on Node 22.13 or later (as n8n 2.x does), or set "${REDIS_URL_FIELD}" in the credential.`
 	);
 }

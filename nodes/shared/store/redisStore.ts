@@ -2,6 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
+import { hostClock } from './hostClock';
 import { NOEVICTION_VARIABLE, noEvictionConfirmed } from './hostEnvironment';
 import { checkWrittenKeys, KEY_CHECK_NAME, keyCheck, keyMismatch, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
 import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
@@ -63,13 +64,19 @@ for i = n + 2, #ARGV, 4 do
 end
 return 1`;
 
-/** Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted. */
+/**
+ * Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted,
+ * or -1 when the store's key check (KEYS[2]) is another key's (ARGV[1] is this process's): its
+ * tags are another key's too, so an erase here would find nothing and say 0.
+ */
 const ERASE_PHONE = new RedisScript(
-	`local removed = 0
+	`local check = redis.call('GET', KEYS[2])
+if check and check ~= ARGV[1] then return -1 end
+local removed = 0
 for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do removed = removed + redis.call('DEL', name) end
 redis.call('DEL', KEYS[1])
 return removed`,
-	1,
+	2,
 );
 
 /** The script for `count` keys (a script's key count is part of how it is called). */
@@ -79,6 +86,9 @@ function compareAndSet(count: number): RedisScript {
 	if (!script) compareAndSetScripts.set(count, (script = new RedisScript(COMPARE_AND_SET_SOURCE, count)));
 	return script;
 }
+
+/** How long what Redis said about eviction and persistence is trusted before it is asked again. */
+export const REPROBE_MS = 60_000;
 
 /** Tries of one update before it gives up on keys that keep changing; tests may lower it. */
 export const redisStoreTries = { max: 12 };
@@ -114,7 +124,8 @@ export class RedisDurableStore implements DurableStore {
 
 	/** Deletes every key written about this phone number (StoreWrite.phone); returns how many. */
 	async erasePhone(phone: string): Promise<number> {
-		const answer = await this.call('the erase script', () => this.redis.runScript(ERASE_PHONE, [`${PHONE_SET_PREFIX}${phoneTag(phone)}`], []), true);
+		const answer = await this.call('the erase script', () => this.redis.runScript(ERASE_PHONE, [`${PHONE_SET_PREFIX}${phoneTag(phone)}`, KEY_CHECK_NAME], [keyCheck()]), true);
+		if (answer === -1) throw new StoreUnavailable(this.label, keyMismatch(this.label));
 		if (typeof answer !== 'number') throw this.unexpected('the erase script', answer, true);
 		return answer;
 	}
@@ -125,19 +136,20 @@ export class RedisDurableStore implements DurableStore {
 		return await this.turns.run(keys, async () => await this.compareAndSet(keys, decide, guess));
 	}
 
-	private probed?: { connection?: number; environment: RedisEnvironment };
+	private probed?: { connection?: number; at: number; environment: RedisEnvironment };
 	private probing?: Promise<RedisEnvironment>;
 
 	/**
-	 * What this Redis says about its keys (eviction policy, persistence), asked once per connection:
-	 * a reconnect may reach another server (a failover).
+	 * What this Redis says about its keys (eviction policy, persistence), asked again on each new
+	 * connection (a reconnect may reach another server: a failover) and at least once a minute while
+	 * connected (an operator may switch a running Redis to allkeys-lru): one or two commands a minute.
 	 */
 	async environment(): Promise<RedisEnvironment> {
 		const known = this.knownEnvironment();
 		if (known) return known;
 		this.probing ??= probeRedis(async (name, args) => await this.redis.command(name, args))
 			.then((environment) => {
-				this.probed = { connection: this.redis.connectionCount, environment };
+				this.probed = { connection: this.redis.connectionCount, at: hostClock.now(), environment };
 				return environment;
 			})
 			.finally(() => {
@@ -146,9 +158,12 @@ export class RedisDurableStore implements DurableStore {
 		return await this.probing;
 	}
 
-	/** What this connection has said already; undefined before it was asked, or after a reconnect. */
+	/** What this connection said within the last minute; undefined before it was asked, after a reconnect, or once a minute has passed. */
 	private knownEnvironment(): RedisEnvironment | undefined {
-		return this.probed?.connection === this.redis.connectionCount ? this.probed?.environment : undefined;
+		const probed = this.probed;
+		if (probed === undefined || probed.connection !== this.redis.connectionCount) return undefined;
+		// Either way: a host clock set back must not make an old answer look fresh for long.
+		return Math.abs(hostClock.now() - probed.at) < REPROBE_MS ? probed.environment : undefined;
 	}
 
 	/** The environment, asked if need be; a failure is a StoreUnavailable like any other call's. */

@@ -8,7 +8,8 @@ import { z } from 'zod/v4';
 
 import { GatewayFailure } from '../errors/failures';
 import { redactSecret } from '../errors/redact';
-import { accountKeyOf, CREDENTIAL_TYPE } from '../gateway/account';
+import { CREDENTIAL_TYPE } from '../gateway/account';
+import { guardAccountOf, type GuardAccount } from '../gateway/accountScope';
 import { redisFor } from '../store/redis/connection';
 import { SpendMeter } from '../money/spend';
 import { openDurableStore } from '../store/openStore';
@@ -22,7 +23,7 @@ export const CREDENTIAL_TEST_METHOD = 'dataGatewayApiTest';
 /** The meter of each client a node run made: its steps and its client share one reserve. */
 const meters = new WeakMap<GatewayClient, SpendMeter>();
 
-function meterFor(ctx: IExecuteFunctions, account: string, settings: GatewaySettings): SpendMeter {
+function meterFor(ctx: IExecuteFunctions, account: GuardAccount, settings: GatewaySettings): SpendMeter {
 	let opened: ReturnType<typeof openDurableStore> | undefined;
 	return new SpendMeter(ctx, account, settings.money, async () => await (opened ??= openDurableStore(ctx)));
 }
@@ -33,8 +34,10 @@ function meterFor(ctx: IExecuteFunctions, account: string, settings: GatewaySett
  */
 export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClient> {
 	const settings = settingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
-	const meter = meterFor(ctx, accountKeyOf(settings.baseUrl, settings.appCode), settings);
-	const client = new GatewayClient(settings, { spend: meter });
+	// n8n's id of the credential: its guardrails follow it when its Account or Base URL changes.
+	const credential = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? undefined;
+	const meter = meterFor(ctx, guardAccountOf(settings, credential), settings);
+	const client = new GatewayClient(settings, { spend: meter, credential });
 	meters.set(client, meter);
 	setRunAccount(ctx, usageAccount(client));
 	return client;
@@ -43,7 +46,7 @@ export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClie
 /** The client's meter: what was spent with its credential, against the cap and budgets. */
 export function spendMeter(ctx: IExecuteFunctions, client: GatewayClient): SpendMeter {
 	let meter = meters.get(client);
-	if (!meter) meters.set(client, (meter = meterFor(ctx, client.accountKey, client.settings)));
+	if (!meter) meters.set(client, (meter = meterFor(ctx, client.guard, client.settings)));
 	return meter;
 }
 

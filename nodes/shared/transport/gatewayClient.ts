@@ -5,6 +5,7 @@ import type { GatewayFailure } from '../errors/failures';
 import { GatewayLimiter, LimiterWaitTooLong, limiterFor } from '../limits/limiter';
 import { redactSecret, rememberSecret } from '../errors/redact';
 import { accountKeyOf } from '../gateway/account';
+import { guardAccountOf, type GuardAccount } from '../gateway/accountScope';
 import { OPERATIONS, type OperationName } from '../gateway/catalog';
 import { abortableSleep } from '../limits/abortableSleep';
 import { readEnvelope, type AttemptResult, type GatewayAnswer } from './answer';
@@ -40,6 +41,9 @@ export class GatewayClient {
 	/** Identifies the account without holding the appCode itself. */
 	readonly accountKey: string;
 
+	/** The account the guardrails (opt-out list, budgets, telephone quota) belong to: stable across appCodes, spellings and stores. */
+	readonly guard: GuardAccount;
+
 	/** Where the attempts of paid calls are counted against the credential's cap; none for clients outside an execution. */
 	private readonly spend?: AttemptSpend;
 
@@ -47,12 +51,13 @@ export class GatewayClient {
 	 * `ownLimiter` gives the client a limiter of its own instead of the credential's shared one:
 	 * the credential test must answer at once, never wait behind a pause other calls caused.
 	 */
-	constructor(settings: GatewaySettings, { ownLimiter = false, spend }: { ownLimiter?: boolean; spend?: AttemptSpend } = {}) {
+	constructor(settings: GatewaySettings, { ownLimiter = false, spend, credential }: { ownLimiter?: boolean; spend?: AttemptSpend; credential?: string } = {}) {
 		this.settings = settings;
 		this.spend = spend;
 		rememberSecret(settings.appCode);
 		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
 		this.accountKey = accountKeyOf(settings.baseUrl, settings.appCode);
+		this.guard = guardAccountOf(settings, credential);
 		this.fail = failureMaker(settings.appCode);
 		this.attempts = new GatewayAttempts(settings, this.fail);
 	}

@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
+import { accountNameOf } from '../gateway/accountScope';
 import type { LimiterSettings } from '../limits/limiter';
 import type { MoneyLimits } from '../money/ledger';
 import { redisSettingsFromCredentials } from '../store/redis/settings';
@@ -10,6 +11,8 @@ export type AppCodePlacement = 'query' | 'header';
 export interface GatewaySettings {
 	baseUrl: string;
 	appCode: string;
+	/** The credential's Account (gateway/accountScope.ts accountNameOf): '' or absent when not set. */
+	accountName?: string;
 	appCodePlacement: AppCodePlacement;
 	timeoutMs: number;
 	/** Extra attempts after the first, for idempotent operations only. */
@@ -30,6 +33,7 @@ export function settingsFromCredentials(credentials: ICredentialDataDecryptedObj
 	return {
 		baseUrl: String(credentials.baseUrl ?? '').trim().replace(/\/+$/, ''),
 		appCode: String(credentials.appCodeSecret ?? '').trim(),
+		accountName: accountNameOf(credentials.account),
 		appCodePlacement: credentials.appCodePlacement === 'header' ? 'header' : 'query',
 		timeoutMs,
 		maxRetries: Math.min(10, Math.floor(positiveNumber(credentials.maxRetries, DEFAULT_MAX_RETRIES))),

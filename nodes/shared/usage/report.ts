@@ -11,6 +11,7 @@ import { readCallsOn, type TelephonePlan } from '../lookups/telephoneQuota';
 import { SpendLedger, toUnits, toYuan, type MoneyLimits } from '../money/ledger';
 import { priceOf } from '../money/spend';
 import type { DurableStore } from '../store/durableStore';
+import type { GuardScope } from '../store/guardScope';
 import { readOptOutSize } from '../store/optOutList';
 import { readUsage, sumCounts, USAGE_KEEP_MS, type UsageCounts } from './counts';
 
@@ -78,7 +79,10 @@ function budget(limitYuan: number, countedUnits: number, resetsAt: string): IDat
 }
 
 export interface UsageRequest {
+	/** The account whose counts are read (usage/account.ts). */
 	account: string;
+	/** The account's scope (store/guardScope.ts): its budgets, quota and opt-out list. */
+	guard: GuardScope;
 	limits: MoneyLimits;
 	telephone: TelephonePlan;
 	/** A past China day to show too, `2026-11-24`; checked by checkPastDay. */
@@ -90,14 +94,15 @@ export async function usageReport(stores: UsageStores, request: UsageRequest): P
 	const { store } = stores;
 	const now = await store.now();
 	const today = chinaDay(now);
-	const current = await countsOf(stores, request.account, today);
-	const ledger = await new SpendLedger(store, request.account, 'usage-report', request.limits).spent();
-	const telephoneUsed = await readCallsOn(store, request.account, today);
+	const { account } = request;
+	const current = await countsOf(stores, account, today);
+	const ledger = await new SpendLedger(request.guard, 'usage-report', request.limits).spent();
+	const telephoneUsed = await readCallsOn(request.guard, today);
 	const report: IDataObject = {
 		today: { date: today, ...presentCounts(current.day) },
 		thisMonth: { month: today.slice(0, 7), ...presentCounts(current.month) },
 	};
-	if (request.pastDay) report.pastDay = { date: request.pastDay, ...presentCounts((await countsOf(stores, request.account, request.pastDay)).day) };
+	if (request.pastDay) report.pastDay = { date: request.pastDay, ...presentCounts((await countsOf(stores, account, request.pastDay)).day) };
 	report.budgets = {
 		daily: budget(request.limits.dailyYuan, ledger.spent.day, ledger.period.dayResetsAt),
 		monthly: budget(request.limits.monthlyYuan, ledger.spent.month, ledger.period.monthResetsAt),
@@ -109,7 +114,7 @@ export async function usageReport(stores: UsageStores, request: UsageRequest): P
 		freeCallsLeft: request.telephone.kind === 'member' ? null : Math.max(0, request.telephone.dailyFreeCalls - telephoneUsed),
 		resetsAt: chinaIso(nextChinaMidnight(now)),
 	};
-	report.optOutListSize = await readOptOutSize(store, request.account);
+	report.optOutListSize = await readOptOutSize(store, request.guard.scope);
 	report.asOf = chinaIso(now);
 	report.store = store.label;
 	return report;

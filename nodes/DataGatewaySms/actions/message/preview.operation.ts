@@ -11,7 +11,7 @@ import { callOptions, gatewayClient } from '../../../shared/transport/clientForN
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { addContentHint } from '../contentHint';
 import { sendFields } from './send/fields';
-import { contentRefusalText, optedOutError, optedOutItems, reviewSentMessage, unreadableOptOut } from './send/guards';
+import { contentRefusalText, optedOutError, openOptOuts, optedOutItems, reviewSentMessage, unreadableOptOut } from './send/guards';
 import { notLeavingFields, skipsNotLeaving } from './send/leaving';
 import { notApprovedProblem, readRequest } from './send/plan';
 import { noteSightings } from '../catalogue/access';
@@ -76,7 +76,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		plan: (itemIndex) => readRequest(this, itemIndex),
 		beforeCalls: async (plans) => {
 			const phones = new Map([...plans].map(([itemIndex, { request }]) => [itemIndex, request.phone]));
-			const { stopped } = await optedOutItems(node, store, client.accountKey, phones);
+			const { stopped } = await optedOutItems(node, await openOptOuts(node, store, client.guard), phones);
 			const refused = new Map<number, unknown>();
 			for (const [itemIndex, why] of stopped) {
 				const phone = phones.get(itemIndex) as string;

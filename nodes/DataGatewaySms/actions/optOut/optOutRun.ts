@@ -6,6 +6,7 @@ import { chinaIso } from '../../../shared/lookups/chinaTime';
 import { runForEachItem } from '../../../shared/n8n/batch';
 import type { DurableStore } from '../../../shared/store/durableStore';
 import { hintStoreFallback, openDurableStore } from '../../../shared/store/openStore';
+import { openGuardScope } from '../../../shared/store/guardScope';
 import { changeOptOuts, readOptOuts } from '../../../shared/store/optOutList';
 import { gatewayClient } from '../../../shared/transport/clientForNode';
 import { phoneNumberField } from '../phoneField';
@@ -69,7 +70,7 @@ function listUnavailable(ctx: IExecuteFunctions, store: DurableStore, operation:
 /** The operation's execute. */
 export function optOutOperation(operation: OptOutOperation) {
 	async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-		const account = (await gatewayClient(this)).accountKey;
+		const account = (await gatewayClient(this)).guard;
 		const store = await openDurableStore(this);
 		hintStoreFallback(this, store);
 		const before = new Map<string, number>();
@@ -78,9 +79,11 @@ export function optOutOperation(operation: OptOutOperation) {
 			plan: (itemIndex) => readPhone(this, itemIndex),
 			beforeCalls: async (plans) => {
 				const phones = [...plans.values()];
-				const listed = await (operation === 'check' ? readOptOuts(store, account, phones) : changeOptOuts(store, account, phones, operation)).catch((error: unknown) =>
-					Promise.reject(listUnavailable(this, store, operation, error)),
-				);
+				const change = async () => {
+					const guard = await openGuardScope(store, account, 'list');
+					return await (operation === 'check' ? readOptOuts(guard, phones) : changeOptOuts(guard, phones, operation));
+				};
+				const listed = await change().catch((error: unknown) => Promise.reject(listUnavailable(this, store, operation, error)));
 				for (const [phone, at] of listed) before.set(phone, at);
 			},
 			execute: async (phone) => before.get(phone),

@@ -6,6 +6,7 @@ import { telephonePlanOf } from '../../../shared/lookups/telephoneQuota';
 import type { BillKind } from '../../../shared/money/bill';
 import { runForEachItem } from '../../../shared/n8n/batch';
 import { readmeLink } from '../../../shared/n8n/readmeLink';
+import { openGuardScope } from '../../../shared/store/guardScope';
 import { openDurableStore } from '../../../shared/store/openStore';
 import { openDeliveryStore } from '../../../shared/store/sendsByTask';
 import { settingsFromCredentials } from '../../../shared/transport/settings';
@@ -51,11 +52,13 @@ function pastDayOf(ctx: IExecuteFunctions, itemIndex: number): string | undefine
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const account = usageAccount(await gatewayClient(this));
+	const client = await gatewayClient(this);
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
 	const { money } = settingsFromCredentials(credentials);
 	const telephone = telephonePlanOf(credentials);
 	const stores: UsageStores = { store: await openDurableStore(this), deliveryStore: await openDeliveryStore(this) };
+	// Read only: Usage → Get refuses nothing and writes no scope of its own.
+	const guard = await openGuardScope(stores.store, client.guard, undefined);
 	const now = await stores.store.now();
 	return await runForEachItem<string | undefined, IDataObject>(this, {
 		concurrency: 1,
@@ -65,7 +68,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (problem) throw inputError(this.getNode(), itemIndex, 'Past Day (China Time)', problem, `Enter a day of the last ${USAGE_DAYS_KEPT} days like 2026-11-24, or leave it empty.`);
 			return pastDay;
 		},
-		execute: async (pastDay) => await usageReport(stores, { account, limits: money, telephone, pastDay }),
+		execute: async (pastDay) => await usageReport(stores, { account: usageAccount(client), guard, limits: money, telephone, pastDay }),
 		output: (report) => report,
 	});
 }

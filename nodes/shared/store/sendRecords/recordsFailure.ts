@@ -9,6 +9,8 @@ export class RecordsFailure extends Error {
 		 * failed answer may have left them recorded as started: this process takes them back, owedReleases.ts).
 		 */
 		readonly kept: { reserved: number[]; unknown: number[]; notStarted: number[] },
+		/** The release that failed certainly wrote nothing (the store refused it): the reservations `kept` names are there, not maybe. */
+		readonly certain = false,
 	) {
 		super(reason);
 		this.name = 'RecordsFailure';
@@ -16,8 +18,8 @@ export class RecordsFailure extends Error {
 }
 
 /** What stays in the store after a failure, named in the node's error. */
-export const recordsFailure = (store: string, reason: string, kept: Partial<RecordsFailure['kept']>) =>
-	new RecordsFailure(store, reason, { reserved: kept.reserved ?? [], unknown: kept.unknown ?? [], notStarted: kept.notStarted ?? [] });
+export const recordsFailure = (store: string, reason: string, kept: Partial<RecordsFailure['kept']>, certain = false) =>
+	new RecordsFailure(store, reason, { reserved: kept.reserved ?? [], unknown: kept.unknown ?? [], notStarted: kept.notStarted ?? [] }, certain);
 
 export const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 

@@ -145,7 +145,7 @@ export class SendRecords {
 	 * before it), so that Redis's round trips overlap. When one fails, the rest already started end
 	 * before it is thrown (the caller then releases what they took); none starts after it.
 	 */
-	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true): Promise<T[]> {
+	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true, touched?: Set<ItemKeys>): Promise<T[]> {
 		const results: T[][] = [];
 		let running: Array<Promise<unknown>> = [];
 		let keysInFlight = new Set<string>();
@@ -160,7 +160,14 @@ export class SendRecords {
 			const keys = keysOfItems(chunk, counts);
 			if (running.length >= CHUNKS_AT_ONCE || keys.some((key) => keysInFlight.has(key))) await settle();
 			for (const key of keys) keysInFlight.add(key);
-			running.push(this.update(chunk, decide, counts).then((answers) => (results[index] = answers)));
+			// `touched`: the items whose update was applied, or may have been (its answer lost).
+			const touch = () => chunk.forEach((item) => touched?.add(item));
+			running.push(
+				this.update(chunk, decide, counts).then(
+					(answers) => (touch(), (results[index] = answers)),
+					(error: unknown) => (mayHaveApplied(error) && touch(), Promise.reject(error)),
+				),
+			);
 		}
 		await settle();
 		return results.flat();
@@ -176,21 +183,25 @@ export class SendRecords {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
 		let items: ItemKeys[] = [];
+		const touched = new Set<ItemKeys>();
 		// What an earlier run of this process could not release, taken back first: it may hold these very messages.
 		await payOwedReleases(this.store.label);
 		try {
 			const now = await this.store.now();
 			if (!Number.isFinite(now)) throw new Error(`${this.store.label} gave a time that is not a number`);
 			items = sends.map((send) => this.keysOf(send, now));
-			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item));
+			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item), true, touched);
 			items.forEach((item, index) => {
 				decisions.set(item.itemIndex, results[index]);
 				if (results[index].kind === 'send') this.held.set(item.itemIndex, { keys: item, started: false });
 			});
 			return decisions;
 		} catch (error) {
-			const released = await this.tryRelease(items);
-			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : items.map((item) => item.itemIndex) });
+			// Only what an update applied, or may have, can stay: a store that refused every update kept nothing.
+			const taken = items.filter((item) => touched.has(item));
+			let failure: unknown;
+			const released = taken.length === 0 || (await this.tryRelease(taken, (failed) => (failure = failed)));
+			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : taken.map((item) => item.itemIndex) }, !released && !mayHaveApplied(failure));
 		}
 	}
 
@@ -241,11 +252,12 @@ export class SendRecords {
 				return { value: answer };
 			});
 		} catch (error) {
-			const released = await this.tryRelease(items);
+			let failure: unknown;
+			const released = await this.tryRelease(items, (failed) => (failure = failed));
 			for (const itemIndex of itemIndexes) this.held.delete(itemIndex);
 			// A claim whose answer was lost may have recorded the send as started; one the store refused left it reserved.
 			const kept = (itemIndex: number) => (released ? {} : mayHaveApplied(error) ? { notStarted: [itemIndex] } : { reserved: [itemIndex] });
-			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), kept(itemIndex)) }));
+			return itemIndexes.map((itemIndex) => ({ error: recordsFailure(this.store.label, reasonOf(error), kept(itemIndex), !released && !mayHaveApplied(failure)) }));
 		}
 	}
 
@@ -284,7 +296,7 @@ export class SendRecords {
 		for (const item of items) (this.held.get(item.itemIndex)?.started ? kept.notStarted : kept.reserved).push(item.itemIndex);
 		for (const item of items) this.held.delete(item.itemIndex);
 		let failure: unknown;
-		if (!(await this.tryRelease(items, (error) => (failure = error)))) throw recordsFailure(this.store.label, reasonOf(failure), kept);
+		if (!(await this.tryRelease(items, (error) => (failure = error)))) throw recordsFailure(this.store.label, reasonOf(failure), kept, !mayHaveApplied(failure));
 	}
 
 	/** Releases every reservation whose paid call never started (a failure stopped the batch first), and what this run owes. */

@@ -3,8 +3,10 @@ import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 import { reviewMessageText, reviewSignatureName, type ContentFinding } from '../../../../shared/checks/content';
 import { checkSendWindow, outsideWindow, readSendWindow, type SendWindow } from '../../../../shared/checks/sendWindow';
 import { inputError } from '../../../../shared/errors/failures';
+import type { GuardAccount } from '../../../../shared/gateway/accountScope';
 import type { DurableStore } from '../../../../shared/store/durableStore';
-import { optOutKey } from '../../../../shared/store/optOutList';
+import { openGuardScope, type GuardScope } from '../../../../shared/store/guardScope';
+import { optOutKeysOf, readOptOutEntries } from '../../../../shared/store/optOutList';
 import { noteSkipped } from '../../../../shared/usage/notes';
 import { notLeaving, skipsNotLeaving, type NotLeaving } from './leaving';
 import type { SendPlan, SendRun } from './sendRun';
@@ -39,21 +41,25 @@ export function unreadableOptOut(node: INode, itemIndex: number, phone: string, 
 	return inputError(node, itemIndex, 'Phone Number', `${phone} was not sent: its entry on this account's opt-out list in ${store} could not be read`, 'Run Opt-Out > Remove for the number, then Opt-Out > Add if the person opted out; check what else writes to that store.');
 }
 
+/** The account's opt-out list as a run reads it (store/guardScope.ts); a list that cannot be opened sends nothing. */
+export async function openOptOuts(node: INode, store: DurableStore, account: GuardAccount): Promise<GuardScope> {
+	return await openGuardScope(store, account, 'send').catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
+}
+
 /**
  * The opt-out list's entries of the items' numbers, decided by leaving.ts's notLeaving: one store
  * read for the run, however often a number repeats. `unlisted`: the numbers without an entry.
  */
-export async function optedOutItems(node: INode, store: DurableStore, account: string, phones: Map<number, string>): Promise<{ stopped: Map<number, NotLeaving>; unlisted: string[] }> {
+export async function optedOutItems(node: INode, optOuts: GuardScope, phones: Map<number, string>): Promise<{ stopped: Map<number, NotLeaving>; unlisted: string[] }> {
 	const stopped = new Map<number, NotLeaving>();
 	const numbers = [...new Set(phones.values())];
 	if (numbers.length === 0) return { stopped, unlisted: [] };
-	const entries = await store.read(numbers.map((phone) => optOutKey(account, phone))).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, store, error)));
-	const entryOf = new Map(numbers.map((phone, index) => [phone, entries[index]]));
+	const entryOf = await readOptOutEntries(optOuts, numbers).catch((error: unknown) => Promise.reject(optOutListUnavailable(node, optOuts.store, error)));
 	for (const [itemIndex, phone] of phones) {
 		const why = notLeaving(entryOf.get(phone), 0, undefined);
 		if (why) stopped.set(itemIndex, why);
 	}
-	return { stopped, unlisted: numbers.filter((phone) => entryOf.get(phone) === undefined) };
+	return { stopped, unlisted: numbers.filter((phone) => !entryOf.has(phone)) };
 }
 
 /**
@@ -68,9 +74,12 @@ export async function refuseOptedOutThenReserve(
 	reserve: (plans: Map<number, SendPlan>) => Promise<Map<number, unknown>>,
 ): Promise<Map<number, unknown>> {
 	const fresh = new Map([...plans].filter(([, plan]) => !plan.earlier).map(([itemIndex, plan]) => [itemIndex, plan.phone]));
-	const { stopped, unlisted } = await optedOutItems(run.node, run.records.store, run.client.accountKey, fresh);
-	// Each claim reads its number's entry again: on Redis it guesses what this read found.
-	run.records.readBefore(unlisted.map((phone) => optOutKey(run.client.accountKey, phone)), unlisted.map(() => undefined));
+	// Nothing to send, nothing to read (the list opens, and its scope is first written, only for a send).
+	const optOuts = fresh.size === 0 ? undefined : await run.optOuts();
+	const { stopped, unlisted } = optOuts ? await optedOutItems(run.node, optOuts, fresh) : { stopped: new Map<number, NotLeaving>(), unlisted: [] };
+	// Each claim reads its number's entries again: on Redis it guesses what this read found.
+	const unlistedKeys = optOuts ? unlisted.flatMap((phone) => optOutKeysOf(optOuts, phone)) : [];
+	run.records.readBefore(unlistedKeys, unlistedKeys.map(() => undefined));
 	const refused = new Map<number, unknown>();
 	for (const [itemIndex, why] of stopped) {
 		if (why.reason === 'opted-out' && skipsNotLeaving(run.node)) run.notLeaving.set(itemIndex, why);

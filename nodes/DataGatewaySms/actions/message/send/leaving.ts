@@ -1,7 +1,8 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { checkSendWindow, outsideWindow, windowText, type SendWindow, type WindowCheck } from '../../../../shared/checks/sendWindow';
-import { optOutKey } from '../../../../shared/store/optOutList';
+import type { GuardScope } from '../../../../shared/store/guardScope';
+import { firstEntry, optOutKeysOf } from '../../../../shared/store/optOutList';
 import type { ClaimGate } from '../../../../shared/store/sendRecords/sendRecords';
 
 /**
@@ -35,10 +36,14 @@ export function notLeaving(optOutEntry: string | undefined, now: number, window:
 	return check.inside ? undefined : { reason: 'outside-window', window, check };
 }
 
-/** The same decision in the claim's store update, just before the paid call. */
-export function leavingGate(account: string, phone: string, window: SendWindow | undefined): ClaimGate<NotLeaving> {
-	const key = optOutKey(account, phone);
-	return { keys: [key], stop: (value, now) => notLeaving(value(key), now, window) };
+/**
+ * The same decision in the claim's store update, just before the paid call: the number's entries
+ * under every scope of the account in the store in use (an earlier store is read-only: the batch's
+ * read covered it).
+ */
+export function leavingGate(optOuts: GuardScope, phone: string, window: SendWindow | undefined): ClaimGate<NotLeaving> {
+	const keys = optOutKeysOf(optOuts, phone);
+	return { keys, stop: (value, now) => notLeaving(firstEntry(keys.map(value)), now, window) };
 }
 
 /** Why the item was not sent, in words (an unreadable entry is an error: guards.ts). */

@@ -59,7 +59,7 @@ function notSentNow(run: SendRun, plan: SendPlan, base: SendBase, why: NotLeavin
  */
 async function claimSend(run: SendRun, plan: SendPlan): Promise<ClaimAnswer<NotLeaving>> {
 	try {
-		return await run.records.claim(plan.itemIndex, leavingGate(run.client.accountKey, plan.phone, plan.window));
+		return await run.records.claim(plan.itemIndex, leavingGate(await run.optOuts(), plan.phone, plan.window));
 	} catch (error) {
 		throw recordsUnavailable(run.ctx.getNode(), 'SMS', error, run.records.repeatWindowMinutes, plan.itemIndex);
 	}

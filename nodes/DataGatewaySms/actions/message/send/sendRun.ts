@@ -14,7 +14,9 @@ import { executionMemory, type ExecutionMemory } from '../../../../shared/state/
 import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
 import { DeliveryLog } from '../reference';
 import type { SendWindow } from '../../../../shared/checks/sendWindow';
+import { openOptOuts } from './guards';
 import type { NotLeaving } from './leaving';
+import type { GuardScope } from '../../../../shared/store/guardScope';
 import { BatchOutcomes } from './outcomes';
 
 /**
@@ -105,6 +107,8 @@ export interface SendRun {
 	readonly decisions: Map<number, SendDecision>;
 	/** SMS 1.5: items found before the batch not to send (an opted-out number), read by the send (send.ts). */
 	readonly notLeaving: Map<number, NotLeaving>;
+	/** The account's opt-out list, opened by the first read before the batch (guards.ts), then read in each claim (leaving.ts). */
+	readonly optOuts: () => Promise<GuardScope>;
 	readonly meter: SpendMeter;
 	/** What this try sent or left unknown, for the error that stops a batch. */
 	readonly outcomes: BatchOutcomes;
@@ -117,6 +121,8 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 	const client = await gatewayClient(ctx);
 	const repeatWindowMinutes = readRepeatWindow(ctx);
 	const records = await openSendRecords(ctx, { limits: smsLimits(ctx), repeatWindowMinutes });
+	let opened: Promise<GuardScope> | undefined;
+	const optOuts = async () => await (opened ??= openOptOuts(ctx.getNode(), records.store, client.guard));
 	return {
 		ctx,
 		node: ctx.getNode(),
@@ -127,6 +133,7 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 		records,
 		decisions: new Map(),
 		notLeaving: new Map(),
+		optOuts,
 		meter: spendMeter(ctx, client),
 		outcomes: new BatchOutcomes(),
 		deliveries: new DeliveryLog(ctx, client.accountKey, Math.max(KEEP_SENDS_MS, records.repeatWindowMinutes * 60_000)),
