@@ -52,7 +52,7 @@ export class DataGatewayApi implements ICredentialType {
 			default: '',
 			placeholder: 'acme-main',
 			// One line, as every field of the form (test/unit/editor-texts.test.ts); docs/credential.md#account says more.
-			description: "Credentials with the same Account share one opt-out list, budgets and telephone quota. Empty: those of one Base URL share them.",
+			description: "Credentials with one Account share an opt-out list, budgets and quota. Empty: this App Code's account, kept when rotated here.",
 		},
 		{
 			displayName: 'Send App Code As',

@@ -111,12 +111,12 @@ describe('the free telephone quota counts per account', () => {
 	it("one account's used-up day leaves the other's quota whole", async () => {
 		// 10:00 China time on a day of this test's own.
 		hostClock.now = () => Date.UTC(2026, 6, 15, 2);
-		// Two accounts on one gateway are told apart by the credentials' Account (issue 41; empty, one gateway is one account).
-		const first = await execute('first', telephone, parameters, numbers(100), { ...freePlan, account: 'first' });
+		// Two App Codes on one gateway are two accounts, with no Account field set (issue 41).
+		const first = await execute('first', telephone, parameters, numbers(100), freePlan);
 		expect(first.json().map((item) => item.error === undefined)).toEqual([true, true, false]);
 		expect(first.json()[2].error).toMatch(/free telephone quota of 2 identifications a day is used up/);
 
-		const second = await execute('second', telephone, parameters, numbers(200), { ...freePlan, account: 'second' });
+		const second = await execute('second', telephone, parameters, numbers(200), freePlan);
 		expect(second.json().map((item) => item.error === undefined)).toEqual([true, true, false]);
 		expect(emulator.ledger().byPath['/telecom/identify']?.calls).toBe(4);
 	});

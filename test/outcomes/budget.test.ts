@@ -100,6 +100,14 @@ describe('a daily budget over executions', () => {
 		expect(hintsOf(result).join('\n')).toContain('Budget: 1.20 of 2.00 yuan today; 1.20 of 100.00 yuan this month (China time)');
 	});
 
+	it('two credentials with different appCodes count apart', async () => {
+		setChinaTime(2026, 3, 12, 9);
+		await lookups(['京A32011'], { dailyBudgetYuan: 2 }, undefined, 'member');
+		const other = await lookups(['京A32012'], { dailyBudgetYuan: 2 }, emulator.demo.appCode, 'plain');
+		expect(other.json()[0].error).toBeUndefined();
+		expect(billed()).toBe(2);
+	});
+
 	it('credentials with different Accounts count apart; another appCode of one Account counts with it (issue 41)', async () => {
 		setChinaTime(2026, 3, 13, 9);
 		await lookups(['京A32001'], { dailyBudgetYuan: 2, account: 'Fleet' }, undefined, 'fleet');

@@ -27,15 +27,17 @@ describe('the account scope', () => {
 		expect(normalisedBaseUrl('Not/A URL//')).toBe('not/a url');
 	});
 
-	it('is the Account when set (whatever the Base URL), else the gateway; never the appCode; the old key is the release before’s', () => {
+	it('is the Account when set (whatever the Base URL and App Code), else the account the App Code opens on the gateway read as one address; never the appCode; the old key is the release before’s', () => {
 		const one = guardAccountOf({ baseUrl: 'http://127.0.0.1:8080', appCode: 'code-one', accountName: '' }, 'cred-1');
-		const rotated = guardAccountOf({ baseUrl: 'http://LOCALHOST:8080/', appCode: 'code-two' }, 'cred-1');
-		expect(one.scope).toBe(rotated.scope);
-		expect(one).toEqual({ scope: 'gateway:http://127.0.0.1:8080', legacy: accountKeyOf('http://127.0.0.1:8080', 'code-one'), credential: 'cred-1' });
+		const retyped = guardAccountOf({ baseUrl: 'http://LOCALHOST:8080/', appCode: 'code-one' }, 'cred-1');
+		expect(one.scope).toBe(retyped.scope);
+		expect(one).toEqual({ scope: `gateway:http://127.0.0.1:8080|${accountKeyOf('http://127.0.0.1:8080', 'code-one')}`, legacy: accountKeyOf('http://127.0.0.1:8080', 'code-one'), credential: 'cred-1' });
 		expect(JSON.stringify(one)).not.toContain('code-one');
+		// Another App Code is another account (a rotation keeps its list through the credential's id: guardScope.ts).
+		expect(guardAccountOf({ baseUrl: 'http://127.0.0.1:8080', appCode: 'code-two' }, 'cred-1').scope).not.toBe(one.scope);
 		expect(guardAccountOf({ baseUrl: 'http://a.example', appCode: 'c', accountName: 'acme' }).scope).toBe('account:acme');
-		expect(guardScopeOf('http://a.example', 'acme')).toBe(guardScopeOf('http://b.example', 'acme'));
-		expect(guardScopeOf('http://a.example', 'acme')).not.toBe(guardScopeOf('http://a.example', 'other'));
+		expect(guardScopeOf('http://a.example', 'acme', 'c')).toBe(guardScopeOf('http://b.example', 'acme', 'd'));
+		expect(guardScopeOf('http://a.example', 'acme', 'c')).not.toBe(guardScopeOf('http://a.example', 'other', 'c'));
 	});
 
 	it("the Account field as typed: case and spaces folded, empty when absent", () => {

@@ -1,16 +1,16 @@
 /**
  * Which gateway account a credential's guardrails belong to (issue 41): the opt-out list, the daily
- * and monthly budgets and the telephone quota. Not the appCode (it is rotated) and not the Base URL
- * as typed (it is retyped): the credential's Account field when set, else the gateway's normalised
- * Base URL, so every credential of one gateway shares one list and one budget unless its Account
- * says otherwise (the safe side: a shared list texts fewer people, a shared budget refuses sooner).
- * docs/credential.md#account says so to users.
+ * and monthly budgets and the telephone quota. The credential's Account field when set (credentials
+ * sharing it share them); else the account its App Code opens on its gateway, the Base URL read as
+ * one address, so that two accounts on one n8n stay apart. A rotated App Code or a changed address
+ * keeps them through n8n's id of the credential (store/guardScope.ts links the scope it used
+ * before). docs/credential.md#account says so to users.
  */
 import { accountKeyOf } from './account';
 
 /** What a run's guardrails know of its account (GatewayClient.guard). */
 export interface GuardAccount {
-	/** The scope the guardrails' keys are written under: `account:<name>` or `gateway:<normalised URL>`. */
+	/** The scope the guardrails' keys are written under: `account:<name>`, or `gateway:<normalised URL>|<key of the App Code>`. */
 	scope: string;
 	/** The key the release before issue 41 wrote them under (Base URL as typed × appCode): still honoured. */
 	legacy: string;
@@ -48,14 +48,16 @@ export function accountNameOf(text: unknown): string {
 		.toLowerCase();
 }
 
-/** The scope of a credential: its Account when set, else its gateway. */
-export function guardScopeOf(baseUrl: string, accountName: string): string {
-	return accountName ? `account:${accountName}` : `gateway:${normalisedBaseUrl(baseUrl)}`;
+/** The scope of a credential: its Account when set, else the account its App Code opens on its gateway (never the App Code itself). */
+export function guardScopeOf(baseUrl: string, accountName: string, appCode: string): string {
+	if (accountName) return `account:${accountName}`;
+	const gateway = normalisedBaseUrl(baseUrl);
+	return `gateway:${gateway}|${accountKeyOf(gateway, appCode)}`;
 }
 
 export function guardAccountOf(settings: { baseUrl: string; appCode: string; accountName?: string }, credential?: string): GuardAccount {
 	return {
-		scope: guardScopeOf(settings.baseUrl, settings.accountName ?? ''),
+		scope: guardScopeOf(settings.baseUrl, settings.accountName ?? '', settings.appCode),
 		legacy: accountKeyOf(settings.baseUrl, settings.appCode),
 		...(credential ? { credential } : {}),
 	};
