@@ -93,8 +93,9 @@ describe('send records: the updates of one step', () => {
 		store.failing = { key: sendKeyOf(NODE, 'execution-1', 0, 50), times: 3 };
 		const records = recordsOn(store);
 		await expect(records.reserve(sendsOf(Array.from({ length: 120 }, (_, index) => phoneOf(index))))).rejects.toMatchObject({ name: 'RecordsFailure', kept: { reserved: [], unknown: [] } });
-		// The three chunks' updates (the second tried 3 times) all ended before the release's three began.
-		expect(store.began.length).toBe(8);
+		// The three chunks' updates (the second tried 3 times) all ended before the release began; the
+		// release is of the two chunks applied (the failed one wrote nothing: issue 41 item 3).
+		expect(store.began.length).toBe(7);
 		expect(store.ended.slice(0, 5).sort()).toEqual(store.began.slice(0, 5).sort());
 		const sendKeys = Array.from({ length: 120 }, (_, itemIndex) => sendKeyOf(NODE, 'execution-1', 0, itemIndex));
 		const left = (await store.inner.read(sendKeys)).filter((value) => value !== undefined && JSON.parse(value).state === 'reserved');
