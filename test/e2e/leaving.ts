@@ -13,25 +13,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { n8nCommand, REPO_ROOT } from '../../scripts/n8n-runtime';
-import { importFile, itemsNode, manualStart, type MoneySafetyOptions } from './moneySafety';
+import { importFile, oneNodeWorkflow, type MoneySafetyOptions } from './moneySafety';
 import { parsePrintedRun } from './printedRun';
 
 type Json = Record<string, unknown>;
 
 const CREDENTIAL = { id: 'dgw-one-at-a-time', name: 'Data Gateway (one send at a time)' };
 
-function smsWorkflow(id: string, items: Json[], node: Json): Json {
-	const to = (name: string) => [{ node: name, type: 'main', index: 0 }];
-	return {
-		id,
-		name: id,
-		active: false,
-		nodes: [manualStart, itemsNode('Items', items), { id: 'sms', position: [440, 0], ...node, name: 'SMS' }],
-		connections: { Start: { main: [to('Items')] }, Items: { main: [to('SMS')] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+const smsWorkflow = (id: string, items: Json[], node: Json) => oneNodeWorkflow(id, items, node, 'SMS');
 
 async function execute(options: MoneySafetyOptions, id: string, env: NodeJS.ProcessEnv = {}): Promise<Json[]> {
 	const result = await n8nCommand(options.runtime, ['execute', `--id=${id}`, '--rawOutput'], { ...options.environment, env });

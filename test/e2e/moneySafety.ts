@@ -83,6 +83,20 @@ export const itemsNode = (name: string, items: Json[]) => ({
 	position: [220, 0],
 	parameters: { jsCode: `return ${JSON.stringify(items.map((json) => ({ json })))};` },
 });
+/** Start -> the items -> one node, named `name` (its id the name in lower case). */
+export function oneNodeWorkflow(id: string, items: Json[], node: Json, name = 'Node'): Json {
+	const to = (target: string) => [{ node: target, type: 'main', index: 0 }];
+	return {
+		id,
+		name: id,
+		active: false,
+		nodes: [manualStart, itemsNode('Items', items), { id: name.toLowerCase(), position: [440, 0], ...node, name }],
+		connections: { Start: { main: [to('Items')] }, Items: { main: [to(name)] } },
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
+
 const webhookStart = {
 	id: 'start',
 	name: 'Start',

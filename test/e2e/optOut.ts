@@ -6,24 +6,13 @@
 import assert from 'node:assert/strict';
 
 import { n8nCommand } from '../../scripts/n8n-runtime';
-import { importFile, itemsNode, manualStart, type MoneySafetyOptions } from './moneySafety';
+import { importFile, oneNodeWorkflow, type MoneySafetyOptions } from './moneySafety';
 import { parsePrintedRun } from './printedRun';
 
 type Json = Record<string, unknown>;
 
 /** Start -> the items -> one SMS node, named SMS. */
-function smsWorkflow(id: string, items: Json[], node: Json): Json {
-	const to = (name: string) => [{ node: name, type: 'main', index: 0 }];
-	return {
-		id,
-		name: id,
-		active: false,
-		nodes: [manualStart, itemsNode('Items', items), { id: 'sms', position: [440, 0], ...node, name: 'SMS' }],
-		connections: { Start: { main: [to('Items')] }, Items: { main: [to('SMS')] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
+const smsWorkflow = (id: string, items: Json[], node: Json) => oneNodeWorkflow(id, items, node, 'SMS');
 
 async function execute(options: MoneySafetyOptions, id: string): Promise<Json[]> {
 	const result = await n8nCommand(options.runtime, ['execute', `--id=${id}`, '--rawOutput'], options.environment);

@@ -7,24 +7,10 @@
 import assert from 'node:assert/strict';
 
 import { n8nCommand } from '../../scripts/n8n-runtime';
-import { importFile, itemsNode, manualStart, type MoneySafetyOptions } from './moneySafety';
+import { importFile, oneNodeWorkflow, type MoneySafetyOptions } from './moneySafety';
 import { parsePrintedRun } from './printedRun';
 
 type Json = Record<string, unknown>;
-
-/** Start -> the items -> one node, named Node. */
-function oneNodeWorkflow(id: string, items: Json[], node: Json): Json {
-	const to = (name: string) => [{ node: name, type: 'main', index: 0 }];
-	return {
-		id,
-		name: id,
-		active: false,
-		nodes: [manualStart, itemsNode('Items', items), { id: 'node', position: [440, 0], ...node, name: 'Node' }],
-		connections: { Start: { main: [to('Items')] }, Items: { main: [to('Node')] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-	};
-}
 
 async function execute(options: MoneySafetyOptions, id: string, node = 'Node'): Promise<Json[]> {
 	const result = await n8nCommand(options.runtime, ['execute', `--id=${id}`, '--rawOutput'], options.environment);
