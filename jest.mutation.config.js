@@ -26,6 +26,9 @@ module.exports = {
 		'<rootDir>/test/unit/only-new.test.ts',
 		'<rootDir>/test/unit/spend.test.ts',
 		'<rootDir>/test/unit/account-scope.test.ts',
+		'<rootDir>/test/unit/sendWindow.test.ts',
+		'<rootDir>/test/unit/sendRecordsChunks.test.ts',
+		'<rootDir>/test/usage/counts.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 	],
 };
