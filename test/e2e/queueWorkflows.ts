@@ -26,7 +26,10 @@ export function gatewayCredential(options: GatewayCredentialOptions) {
 			baseUrl: options.gatewayUrl,
 			appCodePlacement: 'query',
 			maxPerSecond: options.maxPerSecond,
-			...(options.sharedLimitRedisUrl ? { sharedLimitRedisUrl: options.sharedLimitRedisUrl } : {}),
+			// A credential with a Redis of its own keeps its account's opt-out list and budgets there; this
+			// suite's credentials share one App Code across stores, so each such one is named an Account of
+			// its own (docs/credential.md#account): else the others would refuse, naming that Redis (issue 41).
+			...(options.sharedLimitRedisUrl ? { sharedLimitRedisUrl: options.sharedLimitRedisUrl, account: options.id ?? MEMBER_CREDENTIAL_ID } : {}),
 		},
 	};
 }
