@@ -46,7 +46,6 @@ function earliest(values: ReadonlyArray<string | undefined>): number | undefined
 
 /** Each number's keys under every scope of the account, its own scope's first. */
 export const optOutKeysOf = (guard: GuardScope, phone: string) => scopesOf(guard).map((scope) => optOutKey(scope, phone));
-const keysOf = optOutKeysOf;
 
 /** The first of a number's entries that is there (its keys in optOutKeysOf's order): what lists it. */
 export const firstEntry = (values: ReadonlyArray<string | undefined>) => values.find((value) => value !== undefined);
@@ -60,7 +59,7 @@ export async function readOptOutEntries(guard: GuardScope, phones: readonly stri
 	const numbers = unique(phones);
 	const entries = new Map<string, string>();
 	const per = scopesOf(guard).length;
-	const keys = numbers.flatMap((phone) => keysOf(guard, phone));
+	const keys = numbers.flatMap((phone) => optOutKeysOf(guard, phone));
 	for (const store of numbers.length === 0 ? [] : [guard.store, ...guard.earlier]) {
 		const values = await store.read(keys);
 		numbers.forEach((phone, index) => {
@@ -75,7 +74,7 @@ export async function readOptOutEntries(guard: GuardScope, phones: readonly stri
 async function earlierListed(guard: GuardScope, numbers: string[]): Promise<Map<string, number>> {
 	const listed = new Map<string, number>();
 	for (const store of guard.earlier) {
-		const keys = numbers.flatMap((phone) => keysOf(guard, phone));
+		const keys = numbers.flatMap((phone) => optOutKeysOf(guard, phone));
 		const values = await store.read(keys);
 		const per = scopesOf(guard).length;
 		numbers.forEach((phone, index) => {
@@ -91,7 +90,7 @@ export async function readOptOuts(guard: GuardScope, phones: readonly string[]):
 	const numbers = unique(phones);
 	if (numbers.length === 0) return new Map();
 	const per = scopesOf(guard).length;
-	const [values, listed] = await Promise.all([guard.store.read(numbers.flatMap((phone) => keysOf(guard, phone))), earlierListed(guard, numbers)]);
+	const [values, listed] = await Promise.all([guard.store.read(numbers.flatMap((phone) => optOutKeysOf(guard, phone))), earlierListed(guard, numbers)]);
 	numbers.forEach((phone, index) => {
 		const at = earliest([...values.slice(index * per, (index + 1) * per), ...(listed.has(phone) ? [String(listed.get(phone))] : [])]);
 		// Undefined only for a number no earlier store listed either: nothing to set.
@@ -109,7 +108,7 @@ export async function changeOptOuts(guard: GuardScope, phones: readonly string[]
 	const before = new Map<string, number>();
 	for (const part of chunks(unique(phones))) {
 		const earlier = await earlierListed(guard, part);
-		const keys = part.flatMap((phone) => keysOf(guard, phone));
+		const keys = part.flatMap((phone) => optOutKeysOf(guard, phone));
 		const per = scopesOf(guard).length;
 		const sizeKey = optOutSizeKey(guard.scope);
 		const listed = await guard.store.update([...keys, sizeKey], (values, now) => {
@@ -137,7 +136,7 @@ export async function changeOptOuts(guard: GuardScope, phones: readonly string[]
 
 /** A removal reaches the earlier stores too: else the number would stay listed there. */
 async function removeFromEarlier(guard: GuardScope, numbers: string[]): Promise<void> {
-	const keys = numbers.flatMap((phone) => keysOf(guard, phone));
+	const keys = numbers.flatMap((phone) => optOutKeysOf(guard, phone));
 	for (const store of guard.earlier as DurableStore[]) {
 		await store.update(keys, (values) => ({ writes: keys.filter((_, index) => values[index] !== undefined).map((key) => ({ key, value: null })), result: undefined }));
 	}
