@@ -170,7 +170,7 @@ describe('Redis durable store', () => {
 		const churning: RedisCommands = {
 			command: (name, args, options) => connection.command(name, args, options),
 			runScript: async (script, keys, args, options) => {
-				await ownConnection.command('SET', [storedKeyName(key), `change ${++changes}`]);
+				if (keys.includes(storedKeyName(key))) await ownConnection.command('SET', [storedKeyName(key), `change ${++changes}`]);
 				return await connection.runScript(script, keys, args, options);
 			},
 		};
@@ -180,6 +180,36 @@ describe('Redis durable store', () => {
 		expect(failure.message).toMatch(/^the churned Redis: the keys of this update kept changing under other processes \(3 tries\); nothing was written/);
 		expect(failure.maybeWritten).toBe(false);
 		expect(cli('GET', storedKeyName(key))).toBe('change 3');
+		// It took the turn at its third try, and gave it back when it gave up.
+		expect(cli('EXISTS', 'dgw:~turn')).toBe('0');
+	});
+
+	it('takes the turn after two conflicts, so another process that keeps writing cannot starve an update', async () => {
+		const key = freshKey('starved');
+		const other = storeOn(redisFor({ url: redis.url }, 'starving'), 'the other process');
+		const connection = redisFor({ url: redis.url }, 'starved');
+		const refused: string[] = [];
+		let changes = 0;
+		// Before each of this update's scripts the other process writes the key through its own store:
+		// once this update holds the turn, the other's write must wait (here it may not wait at all).
+		const contended: RedisCommands = {
+			command: (name, args, options) => connection.command(name, args, options),
+			runScript: async (script, keys, args, options) => {
+				if (keys.includes(storedKeyName(key))) {
+					await other.update([key], () => ({ writes: [{ key, value: `other ${++changes}` }], result: undefined })).catch((error: Error) => refused.push(error.message));
+				}
+				return await connection.runScript(script, keys, args, options);
+			},
+		};
+		redisStoreTries.waits = 0;
+		let decisions = 0;
+		await storeOn(contended).update([key], (values) => ({ writes: [{ key, value: `mine ${++decisions} after ${values[0]}` }], result: undefined }));
+		// Its third try took the turn (and met the other's third write); the other's fourth had to wait.
+		expect(decisions).toBe(4);
+		expect(changes).toBe(4);
+		expect(refused).toEqual(['the other process: other processes kept their turn at its keys for 0 waits; nothing was written, try again']);
+		expect(cli('GET', storedKeyName(key))).toBe('mine 4 after other 3');
+		expect(cli('EXISTS', 'dgw:~turn')).toBe('0');
 	});
 
 	it('loses no increment when two OS processes race on one counter', async () => {
@@ -226,10 +256,10 @@ describe('Redis durable store', () => {
 			{ name: 'MGET with too few values', replies: { MGET: ONE_NULL }, call: (store) => store.read(['a', 'b']), message: /answered a list of 1 to MGET/ },
 			{ name: 'MGET as a status', replies: { MGET: '+OK\r\n' }, call: (store) => store.read(['a']), message: /answered string "OK" to MGET/ },
 			{
-				name: 'the script answering 2',
-				replies: { TIME, MGET: KEY_ABSENT, EVALSHA: ':2\r\n' },
+				name: 'the script answering 3',
+				replies: { TIME, MGET: KEY_ABSENT, EVALSHA: ':3\r\n' },
 				call: (store) => store.update(['a'], () => ({ writes: [{ key: 'a', value: 'x' }], result: 1 })),
-				message: /answered number 2 to the compare-and-set script, which this store does not expect; its writes may or may not have been applied/,
+				message: /answered number 3 to the compare-and-set script, which this store does not expect; its writes may or may not have been applied/,
 				maybeWritten: true,
 			},
 			{

@@ -1,103 +1,36 @@
+import { randomBytes } from 'node:crypto';
+
 import { sleep } from 'n8n-workflow';
 
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreGuess } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
 import { NOEVICTION_VARIABLE, noEvictionConfirmed } from './hostEnvironment';
-import { checkWrittenKeys, KEY_CHECK_NAME, keyCheck, keyMismatch, legacyKeyName, lifetimeMs, NAME_PREFIX, phoneTag, storedKeyName } from './keyName';
-import { RedisScript, RedisUnavailable, type SharedRedis } from './redis/connection';
+import { checkWrittenKeys, KEY_CHECK_NAME, keyCheck, keyMismatch, legacyKeyName, lifetimeMs, phoneTag, storedKeyName } from './keyName';
+import { RedisUnavailable, type SharedRedis } from './redis/connection';
 import { probeRedis, type RedisEnvironment } from './redis/environment';
 import { environmentNotices, evictionRefusal, mayAllVanish } from './redis/evictionRules';
+import { compareAndSet, ERASE_PHONE, GIVE_BACK_TURN, PHONE_SET_PREFIX, TURN_AFTER, TURN_NAME } from './redis/scripts';
 
 /** What the store needs of a connection (store/redis/connection.ts's SharedRedis); without a connectionCount, Redis is asked about itself once. */
 export type RedisCommands = Pick<SharedRedis, 'command' | 'runScript'> & Partial<Pick<SharedRedis, 'connectionCount'>>;
 
-/** The set of the names written about one phone number, by its tag (keyName.ts phoneTag). */
-const PHONE_SET_PREFIX = `${NAME_PREFIX}phone.`;
-
-/**
- * Writes only if every key still holds what the update read. KEYS: each key's name, then each
- * key's name of earlier versions (legacyKeyName: read when the name is absent, deleted by a
- * write), then the key check (keyName.ts KEY_CHECK_NAME). ARGV: this process's key check, per key
- * what it held ('0' absent, '1' followed by the value), then per write the key's index, 'D'
- * (delete), 'K' (keep until deleted) or a lifetime in ms, the value, and the phone tag ('' for
- * none: else the name joins that tag's set, which lives as long as its longest entry). The keys
- * are written first: a Redis out of memory refuses the first SET, before anything changed.
- * Answers 1 when written, 0 on a conflict, -1 when the store's key check is another process's.
- */
-const COMPARE_AND_SET_SOURCE = `local n = (#KEYS - 1) / 2
-local check = redis.call('GET', KEYS[#KEYS])
-if check and check ~= ARGV[1] then return -1 end
-for i = 1, n do
-  local held = redis.call('GET', KEYS[i])
-  if not held then held = redis.call('GET', KEYS[n + i]) end
-  local expected = ARGV[i + 1]
-  if expected == '0' then
-    if held then return 0 end
-  elseif (not held) or ('1' .. held) ~= expected then
-    return 0
-  end
-end
-if not check then redis.call('SET', KEYS[#KEYS], ARGV[1]) end
-for i = n + 2, #ARGV, 4 do
-  local key = KEYS[tonumber(ARGV[i])]
-  local mode = ARGV[i + 1]
-  if mode == 'D' then redis.call('DEL', key)
-  elseif mode == 'K' then redis.call('SET', key, ARGV[i + 2])
-  else redis.call('SET', key, ARGV[i + 2], 'PX', mode) end
-end
-for i = n + 2, #ARGV, 4 do
-  local index = tonumber(ARGV[i])
-  local mode = ARGV[i + 1]
-  redis.call('DEL', KEYS[n + index])
-  if ARGV[i + 3] ~= '' and mode ~= 'D' then
-    local tagged = '${PHONE_SET_PREFIX}' .. ARGV[i + 3]
-    local existed = redis.call('EXISTS', tagged) == 1
-    redis.call('SADD', tagged, KEYS[index])
-    if mode == 'K' then redis.call('PERSIST', tagged)
-    elseif not existed then redis.call('PEXPIRE', tagged, mode)
-    else
-      local left = redis.call('PTTL', tagged)
-      if left >= 0 and left < tonumber(mode) then redis.call('PEXPIRE', tagged, mode) end
-    end
-  end
-end
-return 1`;
-
-/**
- * Deletes the keys in a phone tag's set, and the set (KEYS[1]); answers how many keys it deleted,
- * or -1 when the store's key check (KEYS[2]) is another key's (ARGV[1] is this process's): its
- * tags are another key's too, so an erase here would find nothing and say 0.
- */
-const ERASE_PHONE = new RedisScript(
-	`local check = redis.call('GET', KEYS[2])
-if check and check ~= ARGV[1] then return -1 end
-local removed = 0
-for _, name in ipairs(redis.call('SMEMBERS', KEYS[1])) do removed = removed + redis.call('DEL', name) end
-redis.call('DEL', KEYS[1])
-return removed`,
-	2,
-);
-
-/** The script for `count` keys (a script's key count is part of how it is called). */
-const compareAndSetScripts = new Map<number, RedisScript>();
-function compareAndSet(count: number): RedisScript {
-	let script = compareAndSetScripts.get(count);
-	if (!script) compareAndSetScripts.set(count, (script = new RedisScript(COMPARE_AND_SET_SOURCE, count)));
-	return script;
-}
-
 /** How long what Redis said about eviction and persistence is trusted before it is asked again. */
 export const REPROBE_MS = 60_000;
 
-/** Tries of one update before it gives up on keys that keep changing; tests may lower it. */
-export const redisStoreTries = { max: 12 };
+/**
+ * Tries of one update before it gives up on keys that keep changing (only writers that ignore the
+ * turn, of versions before it, can make it), and waits for another update's turn, 1 to 5 ms each
+ * (a turn is held for a round trip, at most TURN_MS); tests may lower them.
+ */
+export const redisStoreTries = { max: 12, waits: 3_000 };
 
 /**
  * A Redis shared by every n8n process (the credential's, or n8n's queue Redis): `update` reads
  * the keys and Redis's clock (or takes the caller's guess of them, saving that round trip),
  * decides, then writes in one compare-and-set script, and decides again on what Redis holds when
- * another process changed a key meanwhile. Every reply is checked; anything else is a
+ * another process changed a key meanwhile; an update that keeps losing takes the store's turn
+ * (redis/scripts.ts), so it cannot starve. Every reply is checked; anything else is a
  * StoreUnavailable that names this Redis and what to fix.
  */
 export class RedisDurableStore implements DurableStore {
@@ -192,35 +125,54 @@ export class RedisDurableStore implements DurableStore {
 		const legacy = keys.map(legacyKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
+		const token = randomBytes(12).toString('base64url');
 		// A guess of every key is tried first: the script below writes only if it was right.
 		let guessed = guess?.values.length === keys.length ? guess : undefined;
-		for (let attempt = 1; ; attempt++) {
-			// Both go out at once on the one connection; the script below checks the values anyway.
-			const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names, legacy) : []]);
-			const { writes, result } = decide(values, time);
-			checkWrittenKeys(keys, writes);
-			if (writes.length === 0 && !guessed) return result;
-			const args: string[] = [keyCheck(), ...values.map((value) => (value === undefined ? '0' : `1${value}`))];
-			for (const write of writes) {
-				const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
-				const tag = write.value !== null && write.phone !== undefined ? phoneTag(write.phone) : '';
-				args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '', tag);
-			}
-			const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length * 2 + 1), [...names, ...legacy, KEY_CHECK_NAME], args), true);
-			if (answer === 1) return result;
-			if (answer === -1) throw new StoreUnavailable(this.label, keyMismatch(this.label));
-			if (answer !== 0) throw this.unexpected('the compare-and-set script', answer, true);
-			if (guessed) {
-				// The guess was stale: read what the keys hold now.
+		let conflicts = 0;
+		let waits = 0;
+		let wrote = false;
+		try {
+			for (;;) {
+				// Both go out at once on the one connection; the script below checks the values anyway.
+				const [time, values] = guessed ? [guessed.now, [...guessed.values]] : await Promise.all([this.now(), names.length ? this.valuesOf(names, legacy) : []]);
+				const { writes, result } = decide(values, time);
+				checkWrittenKeys(keys, writes);
+				if (writes.length === 0 && !guessed) return result;
+				const args: string[] = [keyCheck(), token, conflicts >= TURN_AFTER ? '1' : '0', ...values.map((value) => (value === undefined ? '0' : `1${value}`))];
+				for (const write of writes) {
+					const ttl = write.value === null ? undefined : lifetimeMs(write.ttlMs);
+					const tag = write.value !== null && write.phone !== undefined ? phoneTag(write.phone) : '';
+					args.push(String(indexOf.get(write.key)), write.value === null ? 'D' : ttl === undefined ? 'K' : String(ttl), write.value ?? '', tag);
+				}
+				const answer = await this.call('the compare-and-set script', () => this.redis.runScript(compareAndSet(names.length * 2 + 2), [...names, ...legacy, KEY_CHECK_NAME, TURN_NAME], args), true);
+				// On a write the script gave back the turn, if this update held it.
+				wrote = answer === 1;
+				if (wrote) return result;
+				if (answer === -1) throw new StoreUnavailable(this.label, keyMismatch(this.label));
+				if (answer !== 0 && answer !== 2) throw this.unexpected('the compare-and-set script', answer, true);
+				if (answer === 0 && guessed) {
+					// The guess was stale: read what the keys hold now.
+					guessed = undefined;
+					continue;
+				}
 				guessed = undefined;
-				continue;
+				if (answer === 2 && ++waits > redisStoreTries.waits) {
+					throw new StoreUnavailable(this.label, `${this.label}: other processes kept their turn at its keys for ${waits - 1} waits; nothing was written, try again`);
+				}
+				if (answer === 0 && ++conflicts >= redisStoreTries.max) {
+					throw new StoreUnavailable(this.label, `${this.label}: the keys of this update kept changing under other processes (${conflicts} tries); nothing was written, try again`);
+				}
+				// Jittered, so that two processes that keep colliding drift apart.
+				await sleep(1 + Math.floor(Math.random() * 4));
 			}
-			if (attempt >= redisStoreTries.max) {
-				throw new StoreUnavailable(this.label, `${this.label}: the keys of this update kept changing under other processes (${attempt} tries); nothing was written, try again`);
-			}
-			// Jittered, so that two processes that keep colliding drift apart.
-			await sleep(Math.floor(Math.random() * 3 * attempt));
+		} finally {
+			if (!wrote && conflicts >= TURN_AFTER) await this.giveBackTurn(token);
 		}
+	}
+
+	/** Gives back the turn if this update still holds it (it wrote nothing); a failure leaves it to expire. */
+	private async giveBackTurn(token: string): Promise<void> {
+		await this.redis.runScript(GIVE_BACK_TURN, [TURN_NAME], [token]).catch(() => undefined);
 	}
 
 	/** Runs one call; any failure is a StoreUnavailable naming this store and what to fix. */
