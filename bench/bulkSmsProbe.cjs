@@ -1,6 +1,8 @@
 /**
  * Preloaded (`node --require`) into the `n8n execute` process of bench/bulkSms.ts. When n8n loads
  * the installed package's files, it wraps, without changing what they do:
+ * - the usage step (usage/runUsage.js countRunUsage, which the router calls through its module's
+ *   exports), to take its wall time;
  * - the SMS node's `execute`, to take the main thread's CPU time while the node runs, and when the
  *   send records' reserve (after every item is read and checked) began and ended;
  * - SendRecords' `update` (one atomic store update of the send records, however often retried),
@@ -16,7 +18,7 @@ const { writeFileSync } = require('node:fs');
 const out = process.env.DGW_BULK_PROBE_OUT;
 const PACKAGE_DIST = '/n8n-nodes-data-gateway/dist/nodes/';
 const profileFile = process.env.DGW_BULK_PROFILE;
-const figures = { executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0, sqliteByWhat: {} };
+const figures = { usageMs: 0, executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0, sqliteByWhat: {} };
 
 /** Epoch ms of the first call of an async method, and of its end. */
 function stamp(prototype, method, started, ended) {
@@ -102,6 +104,17 @@ Module.prototype.load = function (filename) {
 			return use.call(this, what, ...args);
 		};
 		count(this.exports.SqliteDurableStore.prototype, 'attempt', 'sqliteAttempts');
+	}
+	else if (file === 'shared/usage/runUsage.js') {
+		const countRunUsage = this.exports.countRunUsage;
+		this.exports.countRunUsage = async function (...args) {
+			const started = performance.now();
+			try {
+				return await countRunUsage.apply(this, args);
+			} finally {
+				figures.usageMs += performance.now() - started;
+			}
+		};
 	}
 	else if (file === 'shared/store/redisStore.js') count(this.exports.RedisDurableStore.prototype, 'call', 'redisCommands');
 };

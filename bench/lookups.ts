@@ -6,6 +6,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IN
 import { DataGatewayTelephone } from '../dist/nodes/DataGatewayTelephone/DataGatewayTelephone.node.js';
 import { DataGatewayVehicle } from '../dist/nodes/DataGatewayVehicle/DataGatewayVehicle.node.js';
 import { runWorkflow } from '../test/harness/workflow';
+import { timeUsage } from './usageTime';
 
 /**
  * Reads the same parameter per item and calls nothing: what n8n's engine costs without any gateway
@@ -43,6 +44,8 @@ export interface LookupRun {
 	/** The Lookup node's execution time as n8n records it. */
 	nodeMs: number;
 	cpuMs: number;
+	/** The node's usage step (its counts and their one store update), wall time: bench/usageTime.ts. */
+	usageMs: number;
 	items: IDataObject[];
 	failedItems: number;
 }
@@ -64,15 +67,17 @@ export async function runLookups(
 	const cpuBefore = process.cpuUsage();
 	const startedAt = Date.now();
 	const started = performance.now();
+	let usageMs = Number.NaN;
+	const usage = timeUsage();
 	const result = await runWorkflow({
 		steps: [{ ...step, settings: { continueOnFail: true } }],
 		items: inputs.map((value) => ({ value })),
 		credentials: { dataGatewayApi: credentials },
-	});
+	}).finally(() => (usageMs = usage.stop()));
 	const ms = performance.now() - started;
 	const cpu = process.cpuUsage(cpuBefore);
 	const items = result.json();
 	if (result.error) throw new Error(`the lookup workflow failed: ${result.error.message}`);
 	const nodeMs = result.run.data.resultData.runData.Lookup?.[0]?.executionTime ?? Number.NaN;
-	return { startedAt, ms, nodeMs, cpuMs: (cpu.user + cpu.system) / 1000, items, failedItems: items.filter((item) => item.error !== undefined).length };
+	return { startedAt, ms, nodeMs, cpuMs: (cpu.user + cpu.system) / 1000, usageMs, items, failedItems: items.filter((item) => item.error !== undefined).length };
 }
