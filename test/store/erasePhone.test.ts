@@ -81,6 +81,8 @@ const fileBytes = () => Buffer.concat([storeFile(), `${storeFile()}-wal`].filter
 function rowsAbout(phone: string): Array<{ key: string; value: string }> {
 	const database = new (nodeSqlite() as NonNullable<ReturnType<typeof nodeSqlite>>).DatabaseSync(storeFile());
 	try {
+		// The store's own connections (a sweep, a checkpoint on its thread) may hold the file's lock a moment.
+		database.exec('PRAGMA busy_timeout = 5000');
 		return (database.prepare('SELECT key, value FROM store_entries WHERE phone_tag = ?') as unknown as { all(tag: string): Array<{ key: string; value: string }> }).all(phoneTag(phone));
 	} finally {
 		database.close();

@@ -101,6 +101,8 @@ function fileBytes(file: string): Array<[string, Buffer]> {
 /** Each row's value, parsed where it is JSON. */
 function rowValues(file: string): unknown[] {
 	const database = new (nodeSqlite() as NonNullable<ReturnType<typeof nodeSqlite>>).DatabaseSync(file);
+	// The store's own connections (a sweep, a checkpoint on its thread) may hold the file's lock a moment.
+	database.exec('PRAGMA busy_timeout = 5000');
 	try {
 		const rows = (database.prepare('SELECT value FROM store_entries') as unknown as { all(): Array<{ value: string }> }).all();
 		return rows.map(({ value }) => {

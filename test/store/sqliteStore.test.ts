@@ -57,6 +57,8 @@ async function waitFor(done: () => boolean, what: string) {
 /** Rows in the file, read on a connection of its own. */
 function rows(file: string): Array<{ key: string; value: string; expires_at: number | null }> {
 	const database = new sqlite.DatabaseSync(file);
+	// The store's own connections (a sweep, a checkpoint on its thread) may hold the file's lock a moment.
+	database.exec('PRAGMA busy_timeout = 5000');
 	try {
 		// Without the key check every file holds (keyName.ts KEY_CHECK_NAME).
 		return (database.prepare(`SELECT key, value, expires_at FROM store_entries WHERE key != '${KEY_CHECK_NAME}' ORDER BY id`) as unknown as { all: () => unknown[] }).all() as Array<{ key: string; value: string; expires_at: number | null }>;
