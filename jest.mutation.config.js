@@ -30,5 +30,12 @@ module.exports = {
 		'<rootDir>/test/unit/sendRecordsChunks.test.ts',
 		'<rootDir>/test/usage/counts.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
+		'<rootDir>/test/unit/redis-eviction-rules.test.ts',
+		'<rootDir>/test/unit/n8nSettings.test.ts',
+		'<rootDir>/test/unit/sendsByTask.test.ts',
+		'<rootDir>/test/unit/contentChecks.test.ts',
+		'<rootDir>/test/store/keyedNames.test.ts',
+		'<rootDir>/test/store/sqliteStore.test.ts',
+		'<rootDir>/test/store/erasePhone.test.ts',
 	],
 };

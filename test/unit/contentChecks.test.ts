@@ -6,6 +6,7 @@
 import { blockingFindings, findingTexts, reviewMessageText, reviewSignatureName, reviewTemplateContent, type ContentRule } from '../../nodes/shared/checks/content';
 import { refuseContentWarningsOption } from '../../nodes/shared/checks/contentOption';
 import { PROHIBITED_CONTENT, TEST_DISTRIBUTION_HOSTS } from '../../nodes/shared/checks/contentWords';
+import { ContentReviews } from '../../nodes/DataGatewaySms/actions/message/send/guards';
 
 const rulesOf = (findings: Array<{ rule: ContentRule }>) => findings.map((finding) => finding.rule);
 const zwsp = '\u200B';
@@ -252,4 +253,19 @@ describe('the Refuse Content Warnings option', () => {
 
 describe('words are named in the order of the text', () => {
 	it('whatever their length', () => expect(reviewMessageText('下注送彩票，百家乐').warnings.find((warning) => warning.title === 'prohibited content: gambling')?.words).toEqual(['下注', '百家乐']));
+});
+
+describe("a run's content reviews (SMS Send: send/guards.ts ContentReviews)", () => {
+	it('review each message again unless it is the one reviewed last: a batch of one text is reviewed once', () => {
+		const reviews = new ContentReviews();
+		const link = 'Download: https://fir.im/x';
+		const plain = reviews.review('ShopName', 'Your order has shipped.');
+		expect(reviews.review('ShopName', 'Your order has shipped.')).toBe(plain);
+		expect(plain.refusals).toEqual([]);
+		expect(rulesOf(reviews.review('ShopName', link).refusals.map(({ finding }) => finding))).toEqual(['test-distribution-link']);
+		expect(reviews.review('ShopName', 'Your order has shipped.').refusals).toEqual([]);
+		// Another signature is another message.
+		expect(rulesOf(reviews.review(link, 'Your order has shipped.').refusals.map(({ finding }) => finding))).toEqual(['test-distribution-link']);
+		expect(reviews.review(undefined, 'Your order has shipped.').refusals).toEqual([]);
+	});
 });

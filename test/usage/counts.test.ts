@@ -1,7 +1,7 @@
 /** The usage counts' store format and their China day and month (usage/counts.ts), on the memory store. */
 import { hostClock } from '../../nodes/shared/store/hostClock';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
-import { addUsage, readCounts, readUsage, sumCounts } from '../../nodes/shared/usage/counts';
+import { addUsage, isEmpty, readCounts, readUsage, sumCounts, usageDayKey, usageMonthKey, USAGE_KEEP_MS } from '../../nodes/shared/usage/counts';
 
 const at = (iso: string) => Date.parse(`${iso}+08:00`);
 const realClock = hostClock.now;
@@ -11,9 +11,73 @@ afterEach(() => {
 
 describe('usage counts', () => {
 	it('read a damaged or foreign value as none, and keep only whole counts above 0', () => {
-		expect([readCounts(undefined), readCounts('not json'), readCounts('[1,2]'), readCounts('7')]).toEqual([{}, {}, {}, {}]);
+		expect([readCounts(undefined), readCounts('not json'), readCounts('[1,2]'), readCounts('7'), readCounts('null'), readCounts('"ab"')]).toEqual([{}, {}, {}, {}, {}, {}]);
+		expect(readCounts('{"a":0,"b":1}')).toEqual({ b: 1 });
 		expect(readCounts('{"sms.sent":3,"spentUnits":-5,"reused":1.5,"future.count":2,"text":"13900000000"}')).toEqual({ 'sms.sent': 3, 'future.count': 2 });
 		expect(sumCounts({ a: 1, b: 2 }, { b: 3, c: 4 })).toEqual({ a: 1, b: 5, c: 4 });
+		// A sum that comes to 0 or less leaves the name out.
+		expect(sumCounts({ a: 1, b: 2 }, { a: -1, b: -3 })).toEqual({});
+		expect([isEmpty({}), isEmpty({ a: 0 }), isEmpty({ a: 0, b: 1 })]).toEqual([true, true, false]);
+	});
+
+	it('keep exactly the summed counts under the day and month keys, each with its lifetime', async () => {
+		const now = at('2026-11-24T10:00:00');
+		hostClock.now = () => now;
+		const store = new MemoryStore(() => now);
+		const update = jest.spyOn(store, 'update');
+		await addUsage(store, [
+			{ account: 'a', counts: { 'sms.sent': 1, spentUnits: 400 } },
+			{ account: 'a', counts: { 'sms.sent': 2 } },
+		]);
+		const decide = update.mock.calls[0][1];
+		const decided = decide([undefined, undefined], now);
+		expect(decided.writes).toEqual([
+			{ key: usageDayKey('a', '2026-11-24'), value: JSON.stringify({ 'sms.sent': 3, spentUnits: 400 }), ttlMs: USAGE_KEEP_MS.day },
+			{ key: usageMonthKey('a', '2026-11'), value: JSON.stringify({ 'sms.sent': 3, spentUnits: 400 }), ttlMs: USAGE_KEEP_MS.month },
+		]);
+		expect(await store.read([usageDayKey('a', '2026-11-24')])).toEqual([JSON.stringify({ 'sms.sent': 3, spentUnits: 400 })]);
+	});
+
+	it("learn how far the store's clock is from this host's, so the next update names the store's day at once", async () => {
+		hostClock.now = () => at('2026-11-25T12:00:00');
+		// The store's clock a day behind this host's (a Redis elsewhere keeps its own).
+		const store = new MemoryStore(() => at('2026-11-24T12:00:00'));
+		const update = jest.spyOn(store, 'update');
+		await addUsage(store, [{ account: 'a', counts: { 'sms.sent': 1 } }]);
+		// The first guess (this host's day) was wrong: named again inside a second update.
+		expect(update).toHaveBeenCalledTimes(2);
+		await addUsage(store, [{ account: 'a', counts: { 'sms.sent': 1 } }]);
+		expect(update).toHaveBeenCalledTimes(3);
+		// Counts named for their day are not named again, whatever the guess of today.
+		await addUsage(store, [{ account: 'b', day: '2026-11-20', counts: { 'sms.delivered': 1 } }]);
+		expect(update).toHaveBeenCalledTimes(4);
+		expect((await readUsage(store, 'a', '2026-11-24')).day).toEqual({ 'sms.sent': 2 });
+		expect((await readUsage(store, 'b', '2026-11-20')).day).toEqual({ 'sms.delivered': 1 });
+	});
+
+	it("name today's counts again, but only today's, when the store's day differs from the guess, and give up after three tries", async () => {
+		hostClock.now = () => at('2026-11-25T12:00:00');
+		// Each store a day behind this host, and new to this process (no offset learned yet).
+		const behind = () => new MemoryStore(() => at('2026-11-24T12:00:00'));
+		const named = behind();
+		const namedUpdates = jest.spyOn(named, 'update');
+		await addUsage(named, [{ account: 'b', day: '2026-11-20', counts: { 'sms.delivered': 1 } }]);
+		expect(namedUpdates).toHaveBeenCalledTimes(1);
+		const mixed = behind();
+		const mixedUpdates = jest.spyOn(mixed, 'update');
+		await addUsage(mixed, [
+			{ account: 'b', day: '2026-11-20', counts: { 'sms.delivered': 1 } },
+			{ account: 'a', counts: { 'sms.sent': 1 } },
+		]);
+		expect(mixedUpdates).toHaveBeenCalledTimes(2);
+		expect((await readUsage(mixed, 'a', '2026-11-24')).day).toEqual({ 'sms.sent': 1 });
+		expect((await readUsage(mixed, 'b', '2026-11-20')).day).toEqual({ 'sms.delivered': 1 });
+		// A store whose day changes at every update.
+		let day = 0;
+		const restless = new MemoryStore(() => at('2026-11-01T12:00:00') + day++ * 86_400_000);
+		const tries = jest.spyOn(restless, 'update');
+		await expect(addUsage(restless, [{ account: 'a', counts: { 'sms.sent': 1 } }])).rejects.toThrow("The store's China day kept changing while the usage was counted");
+		expect(tries).toHaveBeenCalledTimes(3);
 	});
 
 	it("put a run on the day the store's clock says inside the update, when midnight passed since this host's guess", async () => {

@@ -156,6 +156,23 @@ export function reviewSentMessage(signature: string | undefined, message: string
 	};
 }
 
+/**
+ * The content reviews of one run: the last message's review is reused while the next message is the
+ * same (a template without variables, or with the same values, is reviewed once per batch, not per
+ * item). Only the last text is held, and only for the run.
+ */
+export class ContentReviews {
+	private last?: { signature: string | undefined; message: string; review: ReturnType<typeof reviewSentMessage> };
+
+	review(signature: string | undefined, message: string): ReturnType<typeof reviewSentMessage> {
+		const last = this.last;
+		if (last !== undefined && last.signature === signature && last.message === message) return last.review;
+		const review = reviewSentMessage(signature, message);
+		this.last = { signature, message, review };
+		return review;
+	}
+}
+
 /** The refusal's words: every finding, and what to do; `warnings` when Refuse Content Warnings asked for it. */
 export function contentRefusalText(findings: MessageFinding[], warnings: boolean): { field: string; problem: string; fix: string } {
 	const fields = [...new Set(findings.map(({ field }) => field))];

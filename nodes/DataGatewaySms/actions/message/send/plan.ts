@@ -11,7 +11,7 @@ import { readTemplateVariables } from '../templateVariables';
 import { idValue, isPicked } from '../../catalogue/pickByName';
 import { ItemParameters } from '../../../../shared/n8n/parameters';
 import { catalogueTexts } from './catalogueTexts';
-import { contentRefusalText, refuseOutsideWindow, reviewSentMessage } from './guards';
+import { contentRefusalText, refuseOutsideWindow } from './guards';
 import { skipsNotLeaving } from './leaving';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
@@ -188,7 +188,7 @@ export function notApprovedProblem(id: number, status: number | null | undefined
 }
 
 /**
- * The content checks (guards.ts reviewSentMessage) on the message as the gateway gets it: from SMS
+ * The content checks (guards.ts reviewSentMessage, once per distinct message: run.contentReviews) on the message as the gateway gets it: from SMS
  * 1.5 its forbidden content is refused by default; with Refuse Content Warnings its warnings too.
  * A template whose text is unknown leaves the variables' values to check: Refuse Content
  * Warnings then refuses, naming the fix, as it cannot check what it was asked to.
@@ -199,7 +199,7 @@ function refuseContent(run: SendRun, texts: KnownTexts, variables: Record<string
 		throw refuse('Template Content', 'is unknown: the gateway\'s answer for the template held no text, so Refuse Content Warnings cannot check the message', 'Give the template\'s text in Options > Template Content, or turn Refuse Content Warnings off.');
 	}
 	const message = texts.template === undefined ? Object.values(variables).join('\n') : renderTemplate(texts.template, variables);
-	const review = reviewSentMessage(texts.signature, message);
+	const review = run.contentReviews.review(texts.signature, message);
 	const findings = refuseWarnings ? [...review.refusals, ...review.warnings] : review.refusals;
 	if (findings.length === 0) return;
 	const { field, problem, fix } = contentRefusalText(findings, refuseWarnings);

@@ -14,7 +14,7 @@ import { executionMemory, type ExecutionMemory } from '../../../../shared/state/
 import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
 import { DeliveryLog } from '../reference';
 import type { SendWindow } from '../../../../shared/checks/sendWindow';
-import { openOptOuts } from './guards';
+import { ContentReviews, openOptOuts } from './guards';
 import type { NotLeaving } from './leaving';
 import type { GuardScope } from '../../../../shared/store/guardScope';
 import { BatchOutcomes } from './outcomes';
@@ -114,6 +114,8 @@ export interface SendRun {
 	readonly outcomes: BatchOutcomes;
 	/** The task IDs with each item's Reference, for the delivery reports. */
 	readonly deliveries: DeliveryLog;
+	/** The content checks' reviews, the last one reused for the same message (guards.ts). */
+	readonly contentReviews: ContentReviews;
 }
 
 /** Opens one run of Send or Send and Check Delivery: the credential's client, the options read once, the records. */
@@ -137,6 +139,7 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 		meter: spendMeter(ctx, client),
 		outcomes: new BatchOutcomes(),
 		deliveries: new DeliveryLog(ctx, client.accountKey, Math.max(KEEP_SENDS_MS, records.repeatWindowMinutes * 60_000)),
+		contentReviews: new ContentReviews(),
 	};
 }
 
