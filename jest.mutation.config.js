@@ -10,6 +10,9 @@
  */
 const base = require('./jest.config.js');
 
+// Test files that run on every store run on process memory only here (no Redis per mutant).
+process.env.DGW_TEST_STORES = 'memory';
+
 module.exports = {
 	...base,
 	testMatch: [
@@ -31,6 +34,8 @@ module.exports = {
 		'<rootDir>/test/usage/counts.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 		'<rootDir>/test/unit/redis-eviction-rules.test.ts',
+		'<rootDir>/test/unit/leaving.test.ts',
+		'<rootDir>/test/store/ledger.test.ts',
 		'<rootDir>/test/unit/n8nSettings.test.ts',
 		'<rootDir>/test/unit/sendsByTask.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',

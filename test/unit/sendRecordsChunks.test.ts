@@ -8,6 +8,9 @@ import type { DurableStore, StoreDecision, StoreGuess } from '../../nodes/shared
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
 import { SendRecords, type RecordedSend } from '../../nodes/shared/store/sendRecords/sendRecords';
+import { chunkedUpdates } from '../../nodes/shared/store/sendRecords/chunkedUpdates';
+import type { ItemKeys } from '../../nodes/shared/store/sendRecords/decisions';
+import { markMaybeApplied } from '../../nodes/shared/store/sendRecords/recordsFailure';
 
 const T0 = Date.parse('2026-11-22T02:30:30.000Z');
 const NODE = 'workflow|node';
@@ -101,5 +104,84 @@ describe('send records: the updates of one step', () => {
 		const left = (await store.inner.read(sendKeys)).filter((value) => value !== undefined && JSON.parse(value).state === 'reserved');
 		expect(left).toEqual([]);
 		expect(records.holding()).toEqual([]);
+	});
+});
+
+describe('chunkedUpdates on its own', () => {
+	const itemsOf = (count: number, shared?: (index: number) => string): ItemKeys[] =>
+		Array.from({ length: count }, (_, itemIndex) => ({ itemIndex, sendKey: `send ${itemIndex}`, messageKey: `message ${itemIndex}`, windows: [], countKeys: shared ? [shared(itemIndex)] : [] }));
+
+	/** An update that waits until released, recording how many are in flight when each begins. */
+	function gatedUpdates() {
+		const waiting: Array<() => void> = [];
+		const inFlightAtBegin: number[] = [];
+		let inFlight = 0;
+		const update = async (chunk: ItemKeys[]) => {
+			inFlightAtBegin.push(++inFlight);
+			await new Promise<void>((resolve) => waiting.push(resolve));
+			inFlight--;
+			return chunk.map((item) => item.itemIndex);
+		};
+		const releaseAll = async () => {
+			// Each release lets the runner go on; it starts the next wave only once this one ended.
+			for (let turn = 0; turn < 200 && waiting.length > 0; turn++) {
+				waiting.splice(0).forEach((resolve) => resolve());
+				for (let tick = 0; tick < 10; tick++) await Promise.resolve();
+			}
+		};
+		return { update, inFlightAtBegin, releaseAll };
+	}
+
+	it('answers nothing for no items, without an update', async () => {
+		const update = jest.fn(async () => [] as number[]);
+		expect(await chunkedUpdates([], true, update)).toEqual([]);
+		expect(update).not.toHaveBeenCalled();
+	});
+
+	it('makes one update per 50 items, exactly, and answers in item order', async () => {
+		const calls: number[] = [];
+		const answers = await chunkedUpdates(itemsOf(100), true, async (chunk) => {
+			calls.push(chunk.length);
+			return chunk.map((item) => item.itemIndex);
+		});
+		expect(calls).toEqual([50, 50]);
+		expect(answers).toEqual(Array.from({ length: 100 }, (_, index) => index));
+	});
+
+	it('has at most 8 updates in flight, in every wave', async () => {
+		const { update, inFlightAtBegin, releaseAll } = gatedUpdates();
+		const done = chunkedUpdates(itemsOf(16 * 50 + 1), true, update);
+		await releaseAll();
+		expect(await done).toHaveLength(16 * 50 + 1);
+		expect(inFlightAtBegin).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1]);
+	});
+
+	it('waits for the updates in flight before one that shares a key', async () => {
+		const { update, inFlightAtBegin, releaseAll } = gatedUpdates();
+		// Chunks 0 and 1 apart; chunk 2 shares a count key with chunk 0.
+		const done = chunkedUpdates(itemsOf(150, (index) => (index < 50 || index >= 100 ? 'count of one number' : `count ${index}`)), true, update);
+		await releaseAll();
+		await done;
+		expect(inFlightAtBegin).toEqual([1, 2, 1]);
+		// Without the counts (mark sent) nothing is shared: all three at once.
+		const apart = gatedUpdates();
+		const ignored = chunkedUpdates(itemsOf(150, () => 'count of one number'), false, apart.update);
+		await apart.releaseAll();
+		await ignored;
+		expect(apart.inFlightAtBegin).toEqual([1, 2, 3]);
+	});
+
+	it("names as touched the items of updates applied, or maybe applied (answer lost), not of one the store refused", async () => {
+		const items = itemsOf(150);
+		const touched = new Set<ItemKeys>();
+		const lost = new Error('answer lost');
+		markMaybeApplied(lost);
+		const failure = chunkedUpdates(items, true, async (chunk) => {
+			if (chunk[0].itemIndex === 50) throw new Error('refused');
+			if (chunk[0].itemIndex === 100) throw lost;
+			return chunk.map((item) => item.itemIndex);
+		}, touched);
+		await expect(failure).rejects.toThrow('refused');
+		expect([...touched].map((item) => item.itemIndex)).toEqual([...Array.from({ length: 50 }, (_, index) => index), ...Array.from({ length: 50 }, (_, index) => 100 + index)]);
 	});
 });
