@@ -36,11 +36,10 @@ module.exports = {
 		'<rootDir>/test/unit/redis-eviction-rules.test.ts',
 		'<rootDir>/test/unit/leaving.test.ts',
 		'<rootDir>/test/store/ledger.test.ts',
+		'<rootDir>/test/unit/ledger.test.ts',
 		'<rootDir>/test/unit/n8nSettings.test.ts',
 		'<rootDir>/test/unit/sendsByTask.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',
-		'<rootDir>/test/store/keyedNames.test.ts',
 		'<rootDir>/test/store/sqliteStore.test.ts',
-		'<rootDir>/test/store/erasePhone.test.ts',
 	],
 };
