@@ -37,6 +37,7 @@ module.exports = {
 		'<rootDir>/test/unit/leaving.test.ts',
 		'<rootDir>/test/store/ledger.test.ts',
 		'<rootDir>/test/unit/ledger.test.ts',
+		'<rootDir>/test/unit/guard-scope-links.test.ts',
 		'<rootDir>/test/unit/n8nSettings.test.ts',
 		'<rootDir>/test/unit/sendsByTask.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',
