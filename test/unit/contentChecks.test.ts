@@ -269,3 +269,21 @@ describe("a run's content reviews (SMS Send: send/guards.ts ContentReviews)", ()
 		expect(reviews.review(undefined, 'Your order has shipped.').refusals).toEqual([]);
 	});
 });
+
+describe('what each finding says, as the node shows it (the snapshot pins every word)', () => {
+	it.each<[string, () => unknown]>([
+		['a test-distribution link', () => reviewTemplateContent('新版下载：https://www.pgyer.com/abcd')],
+		['the template rules', () => reviewTemplateContent('【商城】您的验证码是${code}')],
+		['the signature rules', () => reviewSignatureName('【顺丰】')],
+		['test wording in a signature', () => reviewSignatureName('AcmeTest')],
+		['an over-broad signature, spaced', () => reviewSignatureName(' 短信通知 ')],
+		['a key word in disguise, and the same word plain', () => reviewMessageText('加薇信领红包，加微信领红包')],
+		['key words nested in a longer one', () => reviewMessageText('网络赌博网站，赌博')],
+		['invisible characters, at the start and after text', () => reviewMessageText(`${zwsp}您的验${zwsp}证码`)],
+		['mixed-width letters', () => reviewMessageText('ＶIP专享')],
+		['look-alike letters', () => reviewMessageText('Your оrder shipped, Pay with Αpple')],
+		['an emoji joined, a joiner alone', () => reviewMessageText('👨‍👩 ok \u200D end')],
+	])('%s', (_name, review) => {
+		expect(review()).toMatchSnapshot();
+	});
+});
