@@ -14,12 +14,12 @@ function countingStore(label?: string) {
 	if (label !== undefined) Object.defineProperty(store, 'label', { value: label });
 	const update = store.update.bind(store);
 	let writes = 0;
-	const spy = jest.spyOn(store, 'update').mockImplementation(async (keys, decide, guess) =>
+	const spy = jest.spyOn(store, 'update').mockImplementation(async (keys, decide) =>
 		await update(keys, (values, now) => {
 			const decision = decide(values, now);
 			writes += decision.writes.length;
 			return decision;
-		}, guess),
+		}),
 	);
 	return { store, updates: () => spy.mock.calls.length, writes: () => writes };
 }

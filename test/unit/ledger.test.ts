@@ -17,12 +17,12 @@ function recordingStore(clock: () => number) {
 	const store = new MemoryStore(clock);
 	const writes: StoreWrite[][] = [];
 	const update = store.update.bind(store);
-	const spy = jest.spyOn(store, 'update').mockImplementation(async (keys, decide, guess) =>
+	const spy = jest.spyOn(store, 'update').mockImplementation(async (keys, decide) =>
 		await update(keys, (values, now) => {
 			const decision = decide(values, now);
 			writes.push(decision.writes);
 			return decision;
-		}, guess),
+		}),
 	);
 	return { store, writes, updates: () => spy.mock.calls.length };
 }
