@@ -31,7 +31,7 @@ describe("an account's scope", () => {
 	it("on a credential's first run links the release before's key and remembers the scope; on its next run writes nothing", async () => {
 		const { store, updates, writes } = countingStore();
 		const first = await guardScope(store, account('account:a', 'cred-1'));
-		expect(first).toEqual({ store, earlier: [], scope: 'account:a', former: ['legacy of account:a'] });
+		expect(first).toStrictEqual({ store, earlier: [], scope: 'account:a', former: ['legacy of account:a'] });
 		expect(await raw(store, 'scope-links|account:a')).toBe(JSON.stringify(['legacy of account:a']));
 		expect(await raw(store, 'credential-scope|cred-1')).toBe('account:a');
 		expect([updates(), writes()]).toEqual([1, 2]);
@@ -60,6 +60,22 @@ describe("an account's scope", () => {
 		const back = await guardScope(store, account('gateway:old', 'cred-1'));
 		expect(back.former).toEqual(['legacy of gateway:old', 'account:new']);
 		expect(scopesOf(back)).toEqual(['gateway:old', 'legacy of gateway:old', 'account:new']);
+	});
+
+	it("keeps each credential's last scope, so that a scope it moved through stays linked when it moves on", async () => {
+		const { store, writes } = countingStore();
+		await guardScope(store, account('account:A', 'cred-1'));
+		const before = writes();
+		// A second credential on a scope already linked: only its own key is written.
+		await guardScope(store, account('account:A', 'cred-2'));
+		expect(writes() - before).toBe(1);
+		expect(await raw(store, 'scope-links|account:A')).toBe(JSON.stringify(['legacy of account:A']));
+		// Both move to B; the second finds everything linked already, yet its key must follow it to B.
+		await guardScope(store, account('account:B', 'cred-1'));
+		await guardScope(store, account('account:B', 'cred-2'));
+		expect(await raw(store, 'credential-scope|cred-2')).toBe('account:B');
+		// From B to C: B (where opt-outs were added meanwhile) counts under C.
+		expect((await guardScope(store, account('account:C', 'cred-2'))).former).toEqual(['account:B', 'account:A', 'legacy of account:A']);
 	});
 
 	it('reads a damaged links value as none', async () => {
