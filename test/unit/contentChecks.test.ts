@@ -283,6 +283,14 @@ describe('what each finding says, as the node shows it (the snapshot pins every 
 		['mixed-width letters', () => reviewMessageText('ＶIP专享')],
 		['look-alike letters', () => reviewMessageText('Your оrder shipped, Pay with Αpple')],
 		['an emoji joined, a joiner alone', () => reviewMessageText('👨‍👩 ok \u200D end')],
+		['a joiner after an emoji only, and before one only', () => reviewMessageText('👨\u200Dok ok\u200D👩')],
+		['a soft hyphen (a code point under U+1000)', () => reviewMessageText('验\u00AD证码')],
+		['a key word in disguise only', () => reviewMessageText('加薇信领红包')],
+		['two disguised readings', () => reviewMessageText('加薇信领红包，貸款秒批')],
+		['an ordinary phrase before a key word', () => reviewMessageText('请以下注意：赌博')],
+		['key words inside longer ones of their category', () => reviewMessageText('请添加微信，Cheap cigarettes')],
+		['test wording in Chinese, traditional', () => reviewSignatureName('深圳測試科技')],
+		['a blank signature', () => reviewSignatureName('   ')],
 	])('%s', (_name, review) => {
 		expect(review()).toMatchSnapshot();
 	});
