@@ -38,6 +38,7 @@ module.exports = {
 		'<rootDir>/test/store/ledger.test.ts',
 		'<rootDir>/test/unit/ledger.test.ts',
 		'<rootDir>/test/unit/guard-scope-links.test.ts',
+		'<rootDir>/test/unit/known-values-and-joint-calls.test.ts',
 		'<rootDir>/test/unit/n8nSettings.test.ts',
 		'<rootDir>/test/unit/sendsByTask.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',
