@@ -6,6 +6,7 @@
 import { JointCalls, type JointAnswer } from '../../nodes/shared/store/sendRecords/jointCalls';
 import { KnownValues } from '../../nodes/shared/store/sendRecords/knownValues';
 import type { StagedValues } from '../../nodes/shared/store/sendRecords/recordValues';
+import { markMaybeApplied, mayHaveApplied, reasonOf, recordsFailure } from '../../nodes/shared/store/sendRecords/recordsFailure';
 
 const staged = (values: Record<string, string | undefined>, now: number) => ({ current: (key: string) => values[key], now }) as unknown as StagedValues;
 
@@ -92,5 +93,19 @@ describe('JointCalls', () => {
 		});
 		await expect(thrown.ask(0)).rejects.toThrow('store down');
 		expect(await thrown.ask(3)).toBe(3);
+	});
+});
+
+describe('RecordsFailure', () => {
+	it('names what stays in the store, nothing when not said, and the reason of any failure', () => {
+		const failure = recordsFailure('the test store', 'it broke', { unknown: [2] });
+		expect([failure.store, failure.message, failure.name, failure.certain]).toEqual(['the test store', 'it broke', 'RecordsFailure', false]);
+		expect(failure.kept).toEqual({ reserved: [], unknown: [2], notStarted: [] });
+		expect(recordsFailure('s', 'r', { reserved: [1], notStarted: [3] }, true)).toMatchObject({ kept: { reserved: [1], unknown: [], notStarted: [3] }, certain: true });
+		expect([reasonOf(new Error('a message')), reasonOf('a text'), reasonOf(42)]).toEqual(['a message', 'a text', '42']);
+		const lost = new Error('answer lost');
+		expect(mayHaveApplied(lost)).toBe(false);
+		markMaybeApplied(lost);
+		expect([mayHaveApplied(lost), mayHaveApplied('answer lost')]).toEqual([true, false]);
 	});
 });
