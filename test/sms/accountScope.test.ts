@@ -13,8 +13,8 @@ import { accountKeyOf } from '../../nodes/shared/gateway/account';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import * as openStore from '../../nodes/shared/store/openStore';
 import { optOutKey } from '../../nodes/shared/store/optOutList';
-import { closeAllRedis } from '../../nodes/shared/testing';
-import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import type { RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { useRedis } from '../harness/redis';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { sendParameters } from '../harness/sms';
@@ -25,13 +25,7 @@ let emulator: Emulator;
 const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0 };
 useEmulator((started) => (emulator = started), untilFinished, untilFinished);
 let redis: RunningRedis;
-beforeAll(async () => {
-	redis = await startRedis(() => undefined);
-});
-afterAll(async () => {
-	closeAllRedis();
-	await redis.stop();
-});
+useRedis((started) => (redis = started));
 afterEach(() => jest.restoreAllMocks());
 
 const sms = new DataGatewaySms();

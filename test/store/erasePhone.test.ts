@@ -22,8 +22,9 @@ import { NAME_PREFIX, phoneTag } from '../../nodes/shared/store/keyName';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { SendRecords } from '../../nodes/shared/store/sendRecords/sendRecords';
 import { readSends, recordSends } from '../../nodes/shared/store/sendsByTask';
-import { closeAllRedis, forgetOpenStores } from '../../nodes/shared/testing';
-import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { forgetOpenStores } from '../../nodes/shared/testing';
+import type { RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { useRedis } from '../harness/redis';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { sendParameters } from '../harness/sms';
@@ -115,13 +116,7 @@ describe('erasing one phone number', () => {
 
 	describe('in Redis', () => {
 		let redis: RunningRedis;
-		beforeAll(async () => {
-			redis = await startRedis(() => undefined);
-		});
-		afterAll(async () => {
-			closeAllRedis();
-			await redis.stop();
-		});
+		useRedis((started) => (redis = started));
 		const cli = (...args: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).trim();
 		const namesAbout = (phone: string) => cli('SMEMBERS', `${NAME_PREFIX}phone.${phoneTag(phone)}`).split('\n').filter(Boolean).sort();
 

@@ -17,8 +17,8 @@ import { FALLBACK_KEY_FILE, forgetNameSecret, nameSecret } from '../../nodes/sha
 import { redisFor } from '../../nodes/shared/store/redis/connection';
 import { RedisDurableStore } from '../../nodes/shared/store/redisStore';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
-import { closeAllRedis } from '../../nodes/shared/testing';
-import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import type { RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { useRedis } from '../harness/redis';
 import { withEnvironment } from './selection';
 
 const VARIABLES = ['DATA_GATEWAY_STORE_KEY', 'DATA_GATEWAY_STORE_KEY_FILE', 'N8N_ENCRYPTION_KEY', 'N8N_ENCRYPTION_KEY_FILE', 'N8N_USER_FOLDER'] as const;
@@ -189,13 +189,7 @@ describe('erasing one phone number', () => {
 
 	describe('in Redis', () => {
 		let redis: RunningRedis;
-		beforeAll(async () => {
-			redis = await startRedis(() => undefined);
-		});
-		afterAll(async () => {
-			closeAllRedis();
-			await redis.stop();
-		});
+		useRedis((started) => (redis = started));
 		const cli = (...args: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).trim();
 
 		it('its keys and the tag set go; no key holds the number', async () => {

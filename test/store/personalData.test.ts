@@ -19,8 +19,9 @@ import { DataGatewayVehicle } from '../../nodes/DataGatewayVehicle/DataGatewayVe
 import { hostClock } from '../../nodes/shared/store/hostClock';
 import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
-import { closeAllRedis, forgetOpenStores } from '../../nodes/shared/testing';
-import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { forgetOpenStores } from '../../nodes/shared/testing';
+import type { RunningRedis } from '../../scripts/n8n-runtime/queue';
+import { useRedis } from '../harness/redis';
 import type { Emulator } from '../emulator/server';
 import { useEmulator } from '../harness/emulator';
 import { sendParameters } from '../harness/sms';
@@ -34,13 +35,7 @@ const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFail
 useEmulator((started) => (emulator = started), untilFinished, untilFinished);
 
 let redis: RunningRedis;
-beforeAll(async () => {
-	redis = await startRedis(() => undefined);
-});
-afterAll(async () => {
-	closeAllRedis();
-	await redis.stop();
-});
+useRedis((started) => (redis = started));
 const realClock = hostClock.now;
 afterEach(() => {
 	hostClock.now = realClock;
