@@ -7,21 +7,14 @@
 import type { GuardAccount } from '../../nodes/shared/gateway/accountScope';
 import { guardScope, plainScope, scopesOf } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { recordUpdates } from '../harness/recordedUpdates';
 
 /** A memory store counting its updates and the writes they made. */
 function countingStore(label?: string) {
 	const store = new MemoryStore();
 	if (label !== undefined) Object.defineProperty(store, 'label', { value: label });
-	const update = store.update.bind(store);
-	let writes = 0;
-	const spy = jest.spyOn(store, 'update').mockImplementation(async (keys, decide) =>
-		await update(keys, (values, now) => {
-			const decision = decide(values, now);
-			writes += decision.writes.length;
-			return decision;
-		}),
-	);
-	return { store, updates: () => spy.mock.calls.length, writes: () => writes };
+	const { writes, updates } = recordUpdates(store);
+	return { store, updates, writes: () => writes.flat().length };
 }
 
 const raw = async (store: MemoryStore, key: string) => (await store.read([key]))[0];

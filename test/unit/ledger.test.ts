@@ -5,9 +5,9 @@
  * up from the account's former scopes. The ledger on every store: test/store/ledger.test.ts.
  */
 import { LEDGER_KEEP_MS, SpendLedger, toUnits } from '../../nodes/shared/money/ledger';
-import type { StoreWrite } from '../../nodes/shared/store/durableStore';
 import { plainScope } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
+import { recordUpdates } from '../harness/recordedUpdates';
 
 const noLimits = { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 };
 const DAY_MS = 24 * 3_600_000;
@@ -15,16 +15,7 @@ const DAY_MS = 24 * 3_600_000;
 /** A memory store on its own clock, recording each update's writes. */
 function recordingStore(clock: () => number) {
 	const store = new MemoryStore(clock);
-	const writes: StoreWrite[][] = [];
-	const update = store.update.bind(store);
-	const spy = jest.spyOn(store, 'update').mockImplementation(async (keys, decide) =>
-		await update(keys, (values, now) => {
-			const decision = decide(values, now);
-			writes.push(decision.writes);
-			return decision;
-		}),
-	);
-	return { store, writes, updates: () => spy.mock.calls.length };
+	return { store, ...recordUpdates(store) };
 }
 
 describe('the ledger', () => {
