@@ -11,7 +11,7 @@ import { callOptions, gatewayClient } from '../../../shared/transport/clientForN
 import type { GatewayClient } from '../../../shared/transport/gatewayClient';
 import { addContentHint } from '../contentHint';
 import { sendFields } from './send/fields';
-import { contentRefusalText, optedOutError, openOptOuts, optedOutItems, reviewSentMessage, unreadableOptOut } from './send/guards';
+import { contentRefusalText, ContentReviews, optedOutError, openOptOuts, optedOutItems, unreadableOptOut } from './send/guards';
 import { notLeavingFields, skipsNotLeaving } from './send/leaving';
 import { notApprovedProblem, readRequest } from './send/plan';
 import { noteSightings } from '../catalogue/access';
@@ -69,6 +69,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const store = await openDurableStore(this);
 	hintStoreFallback(this, store);
 	const warned = new Set<string>();
+	// One review per distinct message, as Send does.
+	const reviews = new ContentReviews();
 	const node = this.getNode();
 	const skipped = new Set<number>();
 	const items = await runForEachItem(this, {
@@ -104,7 +106,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (mismatch) throw refuse('Variables', mismatch, `Give exactly the template's variables. The template reads: ${content}`);
 			const signatureText = signature.name ?? '';
 			const rendered = renderTemplate(content, variables);
-			const review = reviewSentMessage(signatureText, rendered);
+			const review = reviews.review(signatureText, rendered);
 			if (review.refusals.length > 0) {
 				const { field, problem, fix } = contentRefusalText(review.refusals, false);
 				throw refuse(field, problem, fix);

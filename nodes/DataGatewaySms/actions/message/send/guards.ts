@@ -143,7 +143,7 @@ export interface MessageFinding {
  * refuses them by default from SMS 1.5. Warnings are for people to judge; Refuse Content Warnings
  * refuses them too. The signature rules are warnings here: the gateway approved the signature.
  */
-export function reviewSentMessage(signature: string | undefined, message: string): { refusals: MessageFinding[]; warnings: MessageFinding[] } {
+function reviewSentMessage(signature: string | undefined, message: string): { refusals: MessageFinding[]; warnings: MessageFinding[] } {
 	const tagged = (field: MessageFinding['field'], findings: ContentFinding[]) => findings.map((finding) => ({ field, finding }));
 	const signatureText = signature ? reviewMessageText(signature) : { refusals: [], warnings: [] };
 	const signatureName = signature ? reviewSignatureName(signature) : { refusals: [], warnings: [] };
