@@ -9,7 +9,10 @@ import { dirname, join } from 'node:path';
 
 import type { Runtime } from './install';
 
-export async function freePort(): Promise<number> {
+/** Ports this process already handed out: the kernel may offer a just-closed port again at once. */
+const handedOut = new Set<number>();
+
+async function unusedPort(): Promise<number> {
 	return await new Promise((done, fail) => {
 		const server = createServer();
 		server.once('error', fail);
@@ -18,6 +21,16 @@ export async function freePort(): Promise<number> {
 			server.close(() => done(port));
 		});
 	});
+}
+
+/** A free loopback port, never one this process handed out before (n8n's HTTP and broker ports must differ). */
+export async function freePort(): Promise<number> {
+	for (;;) {
+		const port = await unusedPort();
+		if (handedOut.has(port)) continue;
+		handedOut.add(port);
+		return port;
+	}
 }
 
 export interface N8nEnvironment {
@@ -194,8 +207,20 @@ const KEEP_LOG_CHARS = 8 * 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** Starts `n8n start` and resolves once the editor (and any given webhooks) are served. */
+/**
+ * Starts `n8n start` and resolves once the editor (and any given webhooks) are served. A port picked
+ * here can be taken by another process before n8n binds it; then n8n is started once more on new ports.
+ */
 export async function startN8n(runtime: Runtime, options: StartOptions): Promise<RunningN8n> {
+	try {
+		return await startOnce(runtime, options);
+	} catch (error) {
+		if (options.port !== undefined || !/port \d+ is already in use/i.test(String(error))) throw error;
+		return await startOnce(runtime, options);
+	}
+}
+
+async function startOnce(runtime: Runtime, options: StartOptions): Promise<RunningN8n> {
 	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}`;
 	const env = n8nEnv(runtime, options, port, await freePort());
