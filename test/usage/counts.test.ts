@@ -1,7 +1,11 @@
 /** The usage counts' store format and their China day and month (usage/counts.ts), on the memory store. */
+import { SMS_TASK_STATUS } from '../../nodes/shared/gateway/catalog';
+import { plainScope } from '../../nodes/shared/store/guardScope';
 import { hostClock } from '../../nodes/shared/store/hostClock';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { addUsage, isEmpty, readCounts, readUsage, sumCounts, usageDayKey, usageMonthKey, USAGE_KEEP_MS } from '../../nodes/shared/usage/counts';
+import { deliveryCounts } from '../../nodes/shared/usage/deliveries';
+import { storesOfCounts } from '../../nodes/shared/usage/report';
 
 const at = (iso: string) => Date.parse(`${iso}+08:00`);
 const realClock = hostClock.now;
@@ -51,8 +55,8 @@ describe('usage counts', () => {
 		// Counts named for their day are not named again, whatever the guess of today.
 		await addUsage(store, [{ account: 'b', day: '2026-11-20', counts: { 'sms.delivered': 1 } }]);
 		expect(update).toHaveBeenCalledTimes(4);
-		expect((await readUsage(store, 'a', '2026-11-24')).day).toEqual({ 'sms.sent': 2 });
-		expect((await readUsage(store, 'b', '2026-11-20')).day).toEqual({ 'sms.delivered': 1 });
+		expect((await readUsage(store, ['a'], '2026-11-24')).day).toEqual({ 'sms.sent': 2 });
+		expect((await readUsage(store, ['b'], '2026-11-20')).day).toEqual({ 'sms.delivered': 1 });
 	});
 
 	it("name today's counts again, but only today's, when the store's day differs from the guess, and give up after three tries", async () => {
@@ -70,8 +74,8 @@ describe('usage counts', () => {
 			{ account: 'a', counts: { 'sms.sent': 1 } },
 		]);
 		expect(mixedUpdates).toHaveBeenCalledTimes(2);
-		expect((await readUsage(mixed, 'a', '2026-11-24')).day).toEqual({ 'sms.sent': 1 });
-		expect((await readUsage(mixed, 'b', '2026-11-20')).day).toEqual({ 'sms.delivered': 1 });
+		expect((await readUsage(mixed, ['a'], '2026-11-24')).day).toEqual({ 'sms.sent': 1 });
+		expect((await readUsage(mixed, ['b'], '2026-11-20')).day).toEqual({ 'sms.delivered': 1 });
 		// A store whose day changes at every update.
 		let day = 0;
 		const restless = new MemoryStore(() => at('2026-11-01T12:00:00') + day++ * 86_400_000);
@@ -88,8 +92,8 @@ describe('usage counts', () => {
 		// The next update guesses 2026-11-30 from this host's clock plus the offset it learned; the store says December.
 		now = at('2026-12-01T00:00:00');
 		await addUsage(store, [{ account: 'a', counts: { 'sms.sent': 2 } }]);
-		expect(await readUsage(store, 'a', '2026-11-30')).toEqual({ day: { 'sms.sent': 1 }, month: { 'sms.sent': 1 } });
-		expect(await readUsage(store, 'a', '2026-12-01')).toEqual({ day: { 'sms.sent': 2 }, month: { 'sms.sent': 2 } });
+		expect(await readUsage(store, ['a'], '2026-11-30')).toEqual({ day: { 'sms.sent': 1 }, month: { 'sms.sent': 1 } });
+		expect(await readUsage(store, ['a'], '2026-12-01')).toEqual({ day: { 'sms.sent': 2 }, month: { 'sms.sent': 2 } });
 	});
 
 	it('add counts named for their day  (deliveries, on the day of their send) there, and several accounts in one update', async () => {
@@ -102,9 +106,9 @@ describe('usage counts', () => {
 			{ account: 'a', day: '2026-11-30', counts: { 'sms.delivered': 1 } },
 		]);
 		expect(update).toHaveBeenCalledTimes(1);
-		expect((await readUsage(store, 'a', '2026-11-30')).day).toEqual({ 'sms.delivered': 2 });
-		expect(await readUsage(store, 'b', '2026-12-01')).toEqual({ day: { 'sms.failed': 1 }, month: { 'sms.failed': 1 } });
-		expect((await readUsage(store, 'a', '2026-12-01')).month).toEqual({});
+		expect((await readUsage(store, ['a'], '2026-11-30')).day).toEqual({ 'sms.delivered': 2 });
+		expect(await readUsage(store, ['b'], '2026-12-01')).toEqual({ day: { 'sms.failed': 1 }, month: { 'sms.failed': 1 } });
+		expect((await readUsage(store, ['a'], '2026-12-01')).month).toEqual({});
 	});
 
 	it('writes nothing for nothing to count', async () => {
@@ -112,5 +116,50 @@ describe('usage counts', () => {
 		const update = jest.spyOn(store, 'update');
 		await addUsage(store, [{ account: 'a', counts: { 'sms.sent': 0 } }]);
 		expect(update).not.toHaveBeenCalled();
+	});
+});
+
+describe("an account's counts under several scopes and stores", () => {
+	it('read as one sum over the scopes asked for, leaving the others out', async () => {
+		const store = new MemoryStore(() => at('2026-11-24T10:00:00'));
+		await addUsage(store, [
+			{ account: 'scope-now', day: '2026-11-24', counts: { 'sms.sent': 2 } },
+			{ account: 'scope-before', day: '2026-11-24', counts: { 'sms.sent': 1, 'calls.vehicleDetail': 1 } },
+			{ account: 'another-account', day: '2026-11-24', counts: { 'sms.sent': 5 } },
+		]);
+		expect(await readUsage(store, ['scope-now', 'scope-before'], '2026-11-24')).toEqual({
+			day: { 'sms.sent': 3, 'calls.vehicleDetail': 1 },
+			month: { 'sms.sent': 3, 'calls.vehicleDetail': 1 },
+		});
+		expect(await readUsage(store, [], '2026-11-24')).toEqual({ day: {}, month: {} });
+	});
+
+	it("count a delivery under the scope its send's record names, on the day it was sent; a record without one counts nowhere", () => {
+		const sentAt = at('2026-11-23T23:30:00');
+		const marks = new Map([
+			['T1', { first: true, before: { sentAt, scope: 'account:acme' } }],
+			['T2', { first: true, before: { sentAt, scope: 'account:acme' } }],
+			['T3', { first: true, before: { sentAt } }],
+			['T4', { first: false, before: { sentAt, scope: 'account:acme' } }],
+		]);
+		const statuses = new Map([
+			['T1', SMS_TASK_STATUS.delivered],
+			['T2', SMS_TASK_STATUS.failed],
+			['T3', SMS_TASK_STATUS.delivered],
+			['T4', SMS_TASK_STATUS.delivered],
+		]);
+		expect(deliveryCounts(marks, statuses)).toEqual([{ account: 'account:acme', day: '2026-11-23', counts: { 'sms.delivered': 1, 'sms.failed': 1 } }]);
+	});
+
+	it("are read from the credential's store, the stores before it and the delivery reports' store, each once", () => {
+		const [credential, file, queue] = [new MemoryStore(), new MemoryStore(), new MemoryStore()];
+		const guard = { ...plainScope(credential, 'account:acme'), earlier: [queue, file] };
+		expect(storesOfCounts({ store: credential, deliveryStore: file }, guard)).toEqual([credential, queue, file]);
+		expect(storesOfCounts({ store: credential, deliveryStore: credential }, plainScope(credential, 'account:acme'))).toEqual([credential]);
+		// Two connections to one Redis are one store; two memories are not.
+		const redis = (label: string) => Object.assign(new MemoryStore(), { kind: 'redis', label }) as unknown as MemoryStore;
+		const [credentialRedis, queueRedis] = [redis('the Redis at 127.0.0.1:6379/0'), redis("n8n's queue Redis at 127.0.0.1:6379/0")];
+		expect(storesOfCounts({ store: credentialRedis, deliveryStore: queueRedis }, { ...plainScope(credentialRedis, 'account:acme'), earlier: [queueRedis] })).toEqual([credentialRedis]);
+		expect(storesOfCounts({ store: credential, deliveryStore: queue }, plainScope(credential, 'account:acme'))).toEqual([credential, queue]);
 	});
 });

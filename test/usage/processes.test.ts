@@ -39,7 +39,7 @@ async function race(kind: 'redis' | 'sqlite', target: string, account: string) {
 }
 
 async function expectExactSums(store: DurableStore, account: string) {
-	const { day, month } = await readUsage(store, account, chinaDay(await store.now()));
+	const { day, month } = await readUsage(store, [account], chinaDay(await store.now()));
 	const runs = 2 * RUNS;
 	const expected = { 'sms.sent': runs, 'sms.segments': 2 * runs, 'calls.smsSend': runs, 'calls.vehicleDetail': runs, spentUnits: 12_700 * runs };
 	expect(day).toEqual(expected);

@@ -20,7 +20,7 @@ import { serveWebhook, type WebhookServer } from '../trigger/webhookServer';
 
 const HOUR = 3_600_000;
 const untilFinished = { reviewDelayMs: HOUR, deliveryDelayMs: HOUR, deliveryFailureShare: 0, withholdReports: false };
-const ACCOUNTS = Array.from({ length: 6 }, (_, index) => ({ code: `usage-account-${index}` }));
+const ACCOUNTS = Array.from({ length: 8 }, (_, index) => ({ code: `usage-account-${index}` }));
 let emulator: Emulator;
 useEmulator((started) => (emulator = started), { ...untilFinished, appCodes: ACCOUNTS }, untilFinished);
 
@@ -47,11 +47,12 @@ const chinaTime = (iso: string) => {
 	hostClock.now = () => at;
 };
 
-function run(type: INodeType, parameters: INodeParameters, items: IDataObject[] = [{}], credential: IDataObject = {}) {
+function run(type: INodeType, parameters: INodeParameters, items: IDataObject[] = [{}], credential: IDataObject = {}, credentialId?: string) {
 	return runWorkflow({
 		steps: [{ name: 'Node', type, parameters, settings: { continueOnFail: true } }],
 		items,
 		credentials: { dataGatewayApi: { appCodeSecret: appCode, baseUrl: emulator.url, maxRetries: 0, ...credential } },
+		credentialId,
 	});
 }
 
@@ -172,6 +173,29 @@ describe('Usage → Get over a day', () => {
 		expect(answers[1].error).toBe('Item 2: Past Day (China Time) 2026-12-02 is after today (2026-12-01, China time)');
 		expect(answers[2]).toMatchObject({ pastDay: { date: '2026-09-01' } });
 		expect(answers[3].error).toMatch(/^Item 4: Past Day \(China Time\) "30.11.2026" is not a date like 2026-11-24/);
+	});
+});
+
+describe('an account whose credential changes', () => {
+	it('keeps the day when the App Code is rotated: the counts before, and a report of a message sent before, still count', async () => {
+		chinaTime('2026-11-27T14:00:00');
+		const credentialId = 'rotated-credential';
+		const withCode = (code: string) => ({ appCodeSecret: code });
+		const [before, after] = [appCode, ACCOUNTS[ACCOUNTS.length - 1].code];
+		trigger = await serveWebhook(new DataGatewaySmsTrigger(), {}, { mode: 'webhook' });
+		emulator.configure({ callbackUrl: trigger.url });
+		const sent = await run(sms, sendParameters(emulator), [{ phone: '13900004501' }, { phone: '13900004502' }], withCode(before), credentialId);
+		const detail = { resource: 'vehicle', operation: 'getDetail', carNumber: '粤BD45001', carType: '52' };
+		await run(vehicle, detail, [{}], withCode(before), credentialId);
+
+		// The same credential with its App Code rotated: one more send, then a report of a send made before.
+		await run(sms, sendParameters(emulator), [{ phone: '13900004503' }], withCode(after), credentialId);
+		await deliver(sent.json()[0].taskId as string);
+		await until(() => (trigger?.starts.length ?? 0) >= 1);
+
+		const report = await run(sms, { resource: 'usage', operation: 'get' }, [{}], withCode(after), credentialId);
+		expect(report.json()[0].today).toMatchObject({ paidCalls: { 'Get Vehicle Detail': 1, 'Send SMS': 3 }, sms: { sent: 3, delivered: 1, pending: 2 } });
+		expect(report.json()[0].thisMonth).toMatchObject({ paidCalls: { 'Get Vehicle Detail': 1, 'Send SMS': 3 }, sms: { sent: 3, delivered: 1 } });
 	});
 });
 

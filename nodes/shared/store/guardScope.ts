@@ -109,6 +109,9 @@ async function linkScopes(store: DurableStore, account: GuardAccount): Promise<{
 // Stryker disable next-line Regex: without ^ the greedy .* still matches from the start.
 const placeOf = (label: string) => label.replace(/^.* at /, '');
 
+/** Whether two stores are one: the same object, or two connections to one Redis. */
+export const sameStore = (one: DurableStore, other: DurableStore): boolean => one === other || (one.kind === 'redis' && other.kind === 'redis' && placeOf(one.label) === placeOf(other.label));
+
 function movedAway(store: DurableStore, to: string): string {
 	return (
 		`This account's opt-out list and budgets are kept in the Redis at ${to} since a credential of it used that Redis (its "${REDIS_URL_FIELD}", or n8n's queue mode): ` +

@@ -181,8 +181,6 @@ export interface MarkedReport {
 	first: boolean;
 	/** Several accounts sent this task ID and the report named none: nothing was marked or looked up. */
 	ambiguous?: boolean;
-	/** The account whose send this mark is, when known (its usage counts the delivery: usage/deliveries.ts). */
-	account?: string;
 }
 
 type ReportMark = Pick<SendRecord, 'reportedAt' | 'reportedBy' | 'reportedStatus'>;
@@ -194,7 +192,7 @@ function markedSends(sends: TaskSends, account: string | undefined, mark: Report
 	const before = account === undefined ? owner?.record : entryOf(sends, account);
 	if (before?.reportedAt !== undefined) return { marked: { before, first: false } };
 	const record: SendRecord = { ...before, taskId: sends.taskId, keepUntil: before?.keepUntil ?? now + KEEP_SENDS_MS, ...mark };
-	const marked = { before, first: true, account: account ?? (owner?.kind === 'account' ? owner.account : undefined) };
+	const marked = { before, first: true };
 	if (account !== undefined) return { sends: withEntry(sends, account, record), marked };
 	if (owner?.kind === 'account') return { sends: withEntry(sends, owner.account, record), marked };
 	// The send of a time before entries, or no send yet: the next account to record the task takes the mark over.

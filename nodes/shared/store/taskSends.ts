@@ -17,6 +17,8 @@ export interface SendToRecord {
 	reference: string | null;
 	workflowId: string;
 	executionId: string;
+	/** The account scope (gateway/accountScope.ts) the send's usage is counted under: its delivery report counts there too (usage/deliveries.ts). */
+	scope?: string;
 }
 
 export interface SendRecord extends Partial<SendToRecord> {

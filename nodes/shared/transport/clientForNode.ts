@@ -13,7 +13,6 @@ import { guardAccountOf, type GuardAccount } from '../gateway/accountScope';
 import { redisFor } from '../store/redis/connection';
 import { SpendMeter } from '../money/spend';
 import { openDurableStore } from '../store/openStore';
-import { usageAccount } from '../usage/account';
 import { setRunAccount } from '../usage/runUsage';
 import { GatewayClient } from './gatewayClient';
 import { settingsFromCredentials, type GatewaySettings } from './settings';
@@ -39,7 +38,7 @@ export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClie
 	const meter = meterFor(ctx, guardAccountOf(settings, credential), settings);
 	const client = new GatewayClient(settings, { spend: meter, credential });
 	meters.set(client, meter);
-	setRunAccount(ctx, usageAccount(client));
+	setRunAccount(ctx, client.guard);
 	return client;
 }
 

@@ -112,8 +112,9 @@ export async function addUsage(store: DurableStore, entries: readonly DayCounts[
 	throw new Error("The store's China day kept changing while the usage was counted");
 }
 
-/** One account's counts of a day and of that day's month, in one read. */
-export async function readUsage(store: DurableStore, account: string, day: string): Promise<{ day: UsageCounts; month: UsageCounts }> {
-	const [dayValue, monthValue] = await store.read([usageDayKey(account, day), usageMonthKey(account, day.slice(0, 7))]);
-	return { day: readCounts(dayValue), month: readCounts(monthValue) };
+/** The counts of a day and of that day's month, summed over `accounts` (an account's scopes), in one read. */
+export async function readUsage(store: DurableStore, accounts: readonly string[], day: string): Promise<{ day: UsageCounts; month: UsageCounts }> {
+	const values = await store.read(accounts.flatMap((account) => [usageDayKey(account, day), usageMonthKey(account, day.slice(0, 7))]));
+	const read = (parity: number) => sumCounts(...values.filter((_, index) => index % 2 === parity).map(readCounts));
+	return { day: read(0), month: read(1) };
 }

@@ -11,7 +11,7 @@ import { readCallsOn, type TelephonePlan } from '../lookups/telephoneQuota';
 import { SpendLedger, toUnits, toYuan, type MoneyLimits } from '../money/ledger';
 import { priceOf } from '../money/spend';
 import type { DurableStore } from '../store/durableStore';
-import type { GuardScope } from '../store/guardScope';
+import { sameStore, scopesOf, type GuardScope } from '../store/guardScope';
 import { readOptOutSize } from '../store/optOutList';
 import { readUsage, sumCounts, USAGE_KEEP_MS, type UsageCounts } from './counts';
 
@@ -64,12 +64,21 @@ function renamed(values: IDataObject, names: Record<string, string>): IDataObjec
 	return Object.fromEntries(Object.entries(values).map(([name, value]) => [names[name] ?? name, value]));
 }
 
-/** One account's counts of a day and its month, from both stores (summed once when they are one). */
-async function countsOf({ store, deliveryStore }: UsageStores, account: string, day: string) {
-	const own = await readUsage(store, account, day);
-	if (deliveryStore === store) return own;
-	const reports = await readUsage(deliveryStore, account, day);
-	return { day: sumCounts(own.day, reports.day), month: sumCounts(own.month, reports.month) };
+/**
+ * Where the account's counts may be, each store once: the credential's, those before it (a Redis
+ * added, queue mode: store/openStore.ts earlierStoresOf), and where delivery reports are marked.
+ * Each count was added to one of them only, so their sum counts nothing twice.
+ */
+export function storesOfCounts({ store, deliveryStore }: UsageStores, guard: GuardScope): DurableStore[] {
+	const stores: DurableStore[] = [];
+	for (const candidate of [store, ...guard.earlier, deliveryStore]) if (!stores.some((kept) => sameStore(kept, candidate))) stores.push(candidate);
+	return stores;
+}
+
+/** The account's counts of a day and its month: every scope that still counts, in every store that may hold them. */
+async function countsOf(stores: DurableStore[], guard: GuardScope, day: string) {
+	const found = await Promise.all(stores.map(async (store) => await readUsage(store, scopesOf(guard), day)));
+	return { day: sumCounts(...found.map((counts) => counts.day)), month: sumCounts(...found.map((counts) => counts.month)) };
 }
 
 /** A budget as the ledger counts it (money/ledger.ts, the store's figure the refusals use), or null when none is set. */
@@ -79,9 +88,7 @@ function budget(limitYuan: number, countedUnits: number, resetsAt: string): IDat
 }
 
 export interface UsageRequest {
-	/** The account whose counts are read (usage/account.ts). */
-	account: string;
-	/** The account's scope (store/guardScope.ts): its budgets, quota and opt-out list. */
+	/** The account's scope (store/guardScope.ts): its counts, budgets, quota and opt-out list. */
 	guard: GuardScope;
 	limits: MoneyLimits;
 	telephone: TelephonePlan;
@@ -94,15 +101,15 @@ export async function usageReport(stores: UsageStores, request: UsageRequest): P
 	const { store } = stores;
 	const now = await store.now();
 	const today = chinaDay(now);
-	const { account } = request;
-	const current = await countsOf(stores, account, today);
+	const countStores = storesOfCounts(stores, request.guard);
+	const current = await countsOf(countStores, request.guard, today);
 	const ledger = await new SpendLedger(request.guard, 'usage-report', request.limits).spent();
 	const telephoneUsed = await readCallsOn(request.guard, today);
 	const report: IDataObject = {
 		today: { date: today, ...presentCounts(current.day) },
 		thisMonth: { month: today.slice(0, 7), ...presentCounts(current.month) },
 	};
-	if (request.pastDay) report.pastDay = { date: request.pastDay, ...presentCounts((await countsOf(stores, account, request.pastDay)).day) };
+	if (request.pastDay) report.pastDay = { date: request.pastDay, ...presentCounts((await countsOf(countStores, request.guard, request.pastDay)).day) };
 	report.budgets = {
 		daily: budget(request.limits.dailyYuan, ledger.spent.day, ledger.period.dayResetsAt),
 		monthly: budget(request.limits.monthlyYuan, ledger.spent.month, ledger.period.monthResetsAt),

@@ -8,6 +8,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { lookupTally, smsTally, type BillKind } from '../money/bill';
 import { toUnits } from '../money/ledger';
 import { priceOf } from '../money/spend';
+import type { GuardAccount } from '../gateway/accountScope';
+import { openGuardScope } from '../store/guardScope';
 import { openDurableStore } from '../store/openStore';
 import { addUsage, isEmpty, sumCounts, type UsageCounts } from './counts';
 import { runNotes } from './notes';
@@ -30,16 +32,18 @@ export function runUsage(ctx: IExecuteFunctions, kind: BillKind, items: INodeExe
 }
 
 /** The accounts the runs of this process made clients for, by run: who the run's counts belong to. */
-const accounts = new WeakMap<IExecuteFunctions, string>();
+const accounts = new WeakMap<IExecuteFunctions, GuardAccount>();
 
 /** Names the account a run's usage is counted for (transport/clientForNode.ts, when it makes the run's client). */
-export function setRunAccount(ctx: IExecuteFunctions, account: string): void {
+export function setRunAccount(ctx: IExecuteFunctions, account: GuardAccount): void {
 	accounts.set(ctx, account);
 }
 
 /**
  * Adds the run's counts to its account's day and month: one store update, none when there is
- * nothing to count. A store that fails costs the counts, never the run: a warning says so.
+ * nothing to count. They go under the account's scope, as the budgets do, so a rotated App Code or
+ * a retyped Base URL keeps the day's counts (Usage → Get adds the scopes linked to it). A store that
+ * fails costs the counts, never the run: a warning says so.
  */
 export async function countRunUsage(ctx: IExecuteFunctions, kind: BillKind, items: INodeExecutionData[]): Promise<void> {
 	const account = accounts.get(ctx);
@@ -47,7 +51,10 @@ export async function countRunUsage(ctx: IExecuteFunctions, kind: BillKind, item
 	const counts = runUsage(ctx, kind, items);
 	if (isEmpty(counts)) return;
 	try {
-		await addUsage(await openDurableStore(ctx), [{ account, counts }]);
+		const store = await openDurableStore(ctx);
+		// Opening the scope links it to the credential (resolved once per run): what a later App Code reads as former.
+		const { scope } = await openGuardScope(store, account, undefined);
+		await addUsage(store, [{ account: scope, counts }]);
 	} catch (error) {
 		if (typeof ctx.addExecutionHints !== 'function') return;
 		const reason = error instanceof Error ? error.message : String(error);

@@ -68,6 +68,8 @@ export class DeliveryLog {
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly account: string,
+		/** The account's scope: each record names it, so that a delivery report counts under it (usage/deliveries.ts). */
+		private readonly scope: string,
 		/** How long a send's record is kept: at least as long as the repeat window that still counts its message as sent. */
 		private readonly keepMs: number,
 	) {}
@@ -97,6 +99,7 @@ export class DeliveryLog {
 				taskId: outcome.taskId,
 				reference: this.references.get(itemIndex) ?? null,
 				...this.runIds(),
+				scope: this.scope,
 			});
 			// A store update per RECORDS_PER_SAVE sends, not one each; the rest after at most waitMs, or when the sends end (saved()).
 			if (this.waiting.length >= RECORDS_PER_SAVE) this.saving ??= this.saveWaiting();

@@ -11,7 +11,6 @@ import { openDurableStore } from '../../../shared/store/openStore';
 import { openDeliveryStore } from '../../../shared/store/sendsByTask';
 import { settingsFromCredentials } from '../../../shared/transport/settings';
 import { gatewayClient } from '../../../shared/transport/clientForNode';
-import { usageAccount } from '../../../shared/usage/account';
 import { checkPastDay, USAGE_DAYS_KEPT, usageReport, type UsageStores } from '../../../shared/usage/report';
 
 /** Free: reads the store, calls no gateway. */
@@ -68,7 +67,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 			if (problem) throw inputError(this.getNode(), itemIndex, 'Past Day (China Time)', problem, `Enter a day of the last ${USAGE_DAYS_KEPT} days like 2026-11-24, or leave it empty.`);
 			return pastDay;
 		},
-		execute: async (pastDay) => await usageReport(stores, { account: usageAccount(client), guard, limits: money, telephone, pastDay }),
+		execute: async (pastDay) => await usageReport(stores, { guard, limits: money, telephone, pastDay }),
 		output: (report) => report,
 	});
 }

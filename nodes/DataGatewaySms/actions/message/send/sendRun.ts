@@ -138,7 +138,7 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 		optOuts,
 		meter: spendMeter(ctx, client),
 		outcomes: new BatchOutcomes(),
-		deliveries: new DeliveryLog(ctx, client.accountKey, Math.max(KEEP_SENDS_MS, records.repeatWindowMinutes * 60_000)),
+		deliveries: new DeliveryLog(ctx, client.accountKey, client.guard.scope, Math.max(KEEP_SENDS_MS, records.repeatWindowMinutes * 60_000)),
 		contentReviews: new ContentReviews(),
 	};
 }
