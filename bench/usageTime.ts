@@ -4,10 +4,11 @@
  * most 2 % of a node run. The router calls it through its module's exports, so wrapping the export
  * times every call and changes nothing it does.
  */
-import { createRequire } from 'node:module';
-
 type CountRunUsage = (...args: unknown[]) => Promise<void>;
-const runUsageModule = createRequire(__filename)('../dist/nodes/shared/usage/runUsage.js') as { countRunUsage: CountRunUsage };
+// A plain require: its exports object is the one the router calls through, also inside bench/memory.ts's bundle
+// (esbuild bundles a literal require; a createRequire'd path was left to be found beside the bundle, and was not).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const runUsageModule = require('../dist/nodes/shared/usage/runUsage.js') as { countRunUsage: CountRunUsage };
 
 /** Times every usage step until `stop`, which answers their total wall time in ms. */
 export function timeUsage(): { stop: () => number } {
