@@ -13,9 +13,13 @@ const base = require('./jest.config.js');
 // Test files that run on every store run on process memory only here (no Redis per mutant).
 process.env.DGW_TEST_STORES = 'memory';
 
+// DGW_MUTATION_TESTS=a.test.ts,b.test.ts narrows a run to a module's own tests: a module every test
+// touches (store/keyName.ts names every key) would otherwise run most files per mutant.
+const only = process.env.DGW_MUTATION_TESTS?.split(',').map((file) => `<rootDir>/${file.trim()}`);
+
 module.exports = {
 	...base,
-	testMatch: [
+	testMatch: only ?? [
 		'<rootDir>/test/unit/sms-records.test.ts',
 		'<rootDir>/test/unit/owedReleases.test.ts',
 		'<rootDir>/test/unit/send-rules.test.ts',
@@ -43,5 +47,7 @@ module.exports = {
 		'<rootDir>/test/unit/sendsByTask.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',
 		'<rootDir>/test/store/sqliteStore.test.ts',
+		'<rootDir>/test/unit/keyName.test.ts',
+		'<rootDir>/test/unit/erasePhoneSteps.test.ts',
 	],
 };

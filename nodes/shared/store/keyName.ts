@@ -27,6 +27,7 @@ export const NAME_PREFIX = 'dgw:~';
 let naming: { secret: NameSecret; key: KeyObject; tags: Map<string, string>; groups: Map<string, string> } | undefined;
 function namingNow() {
 	const secret = nameSecret();
+	// Stryker disable next-line ConditionalExpression: made again every time, the names are the same (only slower); a changed secret is tested.
 	if (naming?.secret !== secret) naming = { secret, key: createSecretKey(secret.key), tags: new Map(), groups: new Map() };
 	return naming;
 }
@@ -37,7 +38,9 @@ const keyedHash = (text: string) => createHmac('sha256', namingNow().key).update
 const RECENT_NAMES = 1024;
 function recentHash(recent: Map<string, string>, text: string): string {
 	let name = recent.get(text);
+	// Stryker disable next-line ConditionalExpression: a cache; hashing again gives the same name (only slower).
 	if (name === undefined) {
+		// Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement,CallExpression: the bound keeps memory, not names; every name is the same with or without it.
 		if (recent.size >= RECENT_NAMES) recent.delete(recent.keys().next().value as string);
 		recent.set(text, (name = keyedHash(text)));
 	}
@@ -109,6 +112,7 @@ export function storedRowKey(key: string): string {
 /** A write's lifetime in whole ms (what Redis's PX takes), or undefined to keep it until deleted. */
 export function lifetimeMs(ttlMs: number | undefined): number | undefined {
 	if (ttlMs === undefined || ttlMs === 0) return undefined;
+	// Stryker disable next-line EqualityOperator: 0 (and -0) returned undefined just above, so "<= 0" refuses the same values.
 	if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new Error(`A store write's ttlMs must be a positive number of ms, not ${ttlMs}`);
 	return Math.max(1, Math.ceil(ttlMs));
 }
