@@ -223,8 +223,11 @@ describe('Send Window', () => {
 			details: { outsideSendWindow: true, opensAt: '2026-11-27T08:00:00+08:00', opensAtMs: Date.parse('2026-11-27T08:00:00+08:00'), sendWindow: '08:00–21:00' },
 		});
 		expect(sendRequests()).toBe(0);
-		// Nothing recorded or counted against a limit; only the skips, in the account's usage counts (its day and month).
+		// Nothing recorded or counted against a limit; only the skips, in the account's usage counts (its day and month),
+		// after the credential's first use linked it to its account's scope.
 		expect(closed.writes.map((write) => [write.key.split('|')[0], write.value])).toEqual([
+			['scope-links', expect.any(String)],
+			['credential-scope', expect.stringMatching(/^gateway:http:\/\/127\.0\.0\.1:\d+\|[0-9a-f]+$/)],
 			['usage', '{"sms.skipped.outsideWindow":2}'],
 			['usage', '{"sms.skipped.outsideWindow":2}'],
 		]);
