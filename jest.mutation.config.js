@@ -36,6 +36,7 @@ module.exports = {
 		'<rootDir>/test/unit/sendWindow.test.ts',
 		'<rootDir>/test/unit/sendRecordsChunks.test.ts',
 		'<rootDir>/test/usage/counts.test.ts',
+		'<rootDir>/test/unit/usage-report.test.ts',
 		'<rootDir>/test/unit/descriptions.test.ts',
 		'<rootDir>/test/unit/redis-eviction-rules.test.ts',
 		'<rootDir>/test/unit/leaving.test.ts',

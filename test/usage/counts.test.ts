@@ -4,7 +4,7 @@ import { plainScope } from '../../nodes/shared/store/guardScope';
 import { hostClock } from '../../nodes/shared/store/hostClock';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
 import { addUsage, isEmpty, readCounts, readUsage, sumCounts, usageDayKey, usageMonthKey, USAGE_KEEP_MS } from '../../nodes/shared/usage/counts';
-import { deliveryCounts } from '../../nodes/shared/usage/deliveries';
+import { countDeliveries, deliveryCounts } from '../../nodes/shared/usage/deliveries';
 import { storesOfCounts } from '../../nodes/shared/usage/report';
 
 const at = (iso: string) => Date.parse(`${iso}+08:00`);
@@ -141,14 +141,30 @@ describe("an account's counts under several scopes and stores", () => {
 			['T2', { first: true, before: { sentAt, scope: 'account:acme' } }],
 			['T3', { first: true, before: { sentAt } }],
 			['T4', { first: false, before: { sentAt, scope: 'account:acme' } }],
+			// A report whose send the store did not know, one whose send has no time, one still sending.
+			['T5', { first: true }],
+			['T6', { first: true, before: { scope: 'account:acme' } }],
+			['T7', { first: true, before: { sentAt, scope: 'account:acme' } }],
 		]);
 		const statuses = new Map([
 			['T1', SMS_TASK_STATUS.delivered],
 			['T2', SMS_TASK_STATUS.failed],
 			['T3', SMS_TASK_STATUS.delivered],
 			['T4', SMS_TASK_STATUS.delivered],
+			['T5', SMS_TASK_STATUS.delivered],
+			['T6', SMS_TASK_STATUS.delivered],
+			['T7', SMS_TASK_STATUS.sending],
 		]);
 		expect(deliveryCounts(marks, statuses)).toEqual([{ account: 'account:acme', day: '2026-11-23', counts: { 'sms.delivered': 1, 'sms.failed': 1 } }]);
+	});
+
+	it('count final reports in one update, and a store that fails costs the counts, never the report', async () => {
+		const store = new MemoryStore(() => at('2026-11-24T10:00:00'));
+		const marks = new Map([['T1', { first: true, before: { sentAt: at('2026-11-24T09:00:00'), scope: 'account:acme' } }]]);
+		await countDeliveries(store, marks, new Map([['T1', SMS_TASK_STATUS.failed]]));
+		expect((await readUsage(store, ['account:acme'], '2026-11-24')).day).toEqual({ 'sms.failed': 1 });
+		const broken = Object.assign(new MemoryStore(), { update: async () => await Promise.reject(new Error('the store is down')) });
+		await expect(countDeliveries(broken, marks, new Map([['T1', SMS_TASK_STATUS.failed]]))).resolves.toBeUndefined();
 	});
 
 	it("are read from the credential's store, the stores before it and the delivery reports' store, each once", () => {
