@@ -6,7 +6,7 @@
 import { countCalls } from '../../nodes/shared/lookups/telephoneQuota';
 import { plainScope } from '../../nodes/shared/store/guardScope';
 import { MemoryStore } from '../../nodes/shared/store/memoryStore';
-import { changeOptOuts } from '../../nodes/shared/store/optOutList';
+import { changeOptOuts, readOptOuts, readOptOutSize } from '../../nodes/shared/store/optOutList';
 import { addUsage } from '../../nodes/shared/usage/counts';
 import { checkPastDay, presentCounts, usageReport, USAGE_DAYS_KEPT } from '../../nodes/shared/usage/report';
 
@@ -80,6 +80,31 @@ describe('a past day', () => {
 		const lateUtc = Date.parse('2026-11-30T23:30:00Z');
 		expect(checkPastDay('2026-12-01', lateUtc)).toBeUndefined();
 		expect(checkPastDay('2026-12-02', lateUtc)).toBe('2026-12-02 is after today (2026-12-01, China time)');
+	});
+});
+
+describe("the opt-out list's size", () => {
+	it('follows the account across a rotated App Code and a Redis added: a number removed counts where it was listed', async () => {
+		const file = new MemoryStore();
+		const before = plainScope(file, 'gateway:before-rotation');
+		await changeOptOuts(before, ['13900001111', '13900002222'], 'add');
+		expect(await readOptOutSize(before)).toBe(2);
+
+		const rotated = { ...plainScope(file, 'account:acme'), former: ['gateway:before-rotation'] };
+		expect(await readOptOutSize(rotated)).toBe(2);
+		await changeOptOuts(rotated, ['13900001111'], 'remove');
+		expect(await readOptOutSize(rotated)).toBe(1);
+		await changeOptOuts(rotated, ['13900003333', '13900002222'], 'add');
+		expect(await readOptOutSize(rotated)).toBe(2);
+
+		// A Redis added: the file is read as the store before it.
+		const redisLike = new MemoryStore();
+		const moved = { ...plainScope(redisLike, 'account:acme'), former: ['gateway:before-rotation'], earlier: [file] };
+		expect(await readOptOutSize(moved)).toBe(2);
+		await changeOptOuts(moved, ['13900002222'], 'remove');
+		await changeOptOuts(moved, ['13900004444', '13900005555'], 'add');
+		expect(await readOptOutSize(moved)).toBe(3);
+		expect([...(await readOptOuts(moved, ['13900002222', '13900003333', '13900004444'])).keys()]).toEqual(['13900003333', '13900004444']);
 	});
 });
 

@@ -16,15 +16,20 @@ const NUMBERS_PER_UPDATE = 100;
 export const optOutKey = (account: string, phone: string) => `opt-out|${account}|${phone}`;
 
 /**
- * How many numbers the list holds, kept beside it for Usage → Get (a store cannot count hashed
- * keys). Numbers listed before the count existed (versions before Usage → Get) are not in it.
+ * How much a scope's changes grew the account's list, kept beside it for Usage → Get (a store cannot
+ * count hashed keys). Signed: removing a number listed under a former scope or in an earlier store
+ * counts where the removal was made. The list's size is the sum over every scope and store
+ * (readOptOutSize). Numbers listed before the count existed (versions before Usage → Get) are not in it.
  */
 export const optOutSizeKey = (account: string) => `opt-out-size|${account}`;
-const sizeOf = (value: string | undefined) => Math.max(0, Math.floor(Number(value) || 0));
+const changeOf = (value: string | undefined) => Math.trunc(Number(value) || 0);
 
-/** The list's size as counted (see optOutSizeKey). */
-export async function readOptOutSize(store: DurableStore, account: string): Promise<number> {
-	return sizeOf((await store.read([optOutSizeKey(account)]))[0]);
+/** The account's list size as counted: every scope's change in every store that holds the list. */
+export async function readOptOutSize(guard: GuardScope): Promise<number> {
+	const keys = scopesOf(guard).map(optOutSizeKey);
+	let size = 0;
+	for (const store of [guard.store, ...guard.earlier]) for (const value of await store.read(keys)) size += changeOf(value);
+	return Math.max(0, size);
 }
 
 const unique = (phones: readonly string[]) => [...new Set(phones)];
@@ -125,7 +130,7 @@ export async function changeOptOuts(guard: GuardScope, phones: readonly string[]
 				return at;
 			});
 			// The list's size changes in the same update as its entries, so it stays exact.
-			if (sizeChange !== 0) writes.push({ key: sizeKey, value: String(Math.max(0, sizeOf(values[keys.length]) + sizeChange)) });
+			if (sizeChange !== 0) writes.push({ key: sizeKey, value: String(changeOf(values[keys.length]) + sizeChange) });
 			return { writes, result: found };
 		});
 		part.forEach((phone, index) => listed[index] !== undefined && before.set(phone, listed[index] as number));

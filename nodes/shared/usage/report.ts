@@ -122,7 +122,7 @@ export async function usageReport(stores: UsageStores, request: UsageRequest): P
 		freeCallsLeft: request.telephone.kind === 'member' ? null : Math.max(0, request.telephone.dailyFreeCalls - telephoneUsed),
 		resetsAt: chinaIso(nextChinaMidnight(now)),
 	};
-	report.optOutListSize = await readOptOutSize(store, request.guard.scope);
+	report.optOutListSize = await readOptOutSize(request.guard);
 	report.asOf = chinaIso(now);
 	report.store = store.label;
 	return report;
