@@ -94,6 +94,9 @@ describe("the opt-out list's size", () => {
 		expect(await readOptOutSize(rotated)).toBe(2);
 		await changeOptOuts(rotated, ['13900001111'], 'remove');
 		expect(await readOptOutSize(rotated)).toBe(1);
+		// Removing a number that is not listed, or again, changes nothing.
+		await changeOptOuts(rotated, ['13900001111', '13900009999'], 'remove');
+		expect(await readOptOutSize(rotated)).toBe(1);
 		await changeOptOuts(rotated, ['13900003333', '13900002222'], 'add');
 		expect(await readOptOutSize(rotated)).toBe(2);
 
