@@ -46,9 +46,11 @@ module.exports = {
 		'<rootDir>/test/unit/known-values-and-joint-calls.test.ts',
 		'<rootDir>/test/unit/n8nSettings.test.ts',
 		'<rootDir>/test/unit/sendsByTask.test.ts',
+		'<rootDir>/test/unit/sends-by-task-index.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',
 		'<rootDir>/test/store/sqliteStore.test.ts',
 		'<rootDir>/test/unit/keyName.test.ts',
 		'<rootDir>/test/unit/erasePhoneSteps.test.ts',
+		'<rootDir>/test/unit/sqlite-sweep.test.ts',
 	],
 };
