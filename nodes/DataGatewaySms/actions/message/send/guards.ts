@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INode } from 'n8n-workflow';
 
 import { reviewMessageText, reviewSignatureName, type ContentFinding } from '../../../../shared/checks/content';
 import { checkSendWindow, outsideWindow, readSendWindow, type SendWindow } from '../../../../shared/checks/sendWindow';
@@ -7,9 +7,25 @@ import type { GuardAccount } from '../../../../shared/gateway/accountScope';
 import type { DurableStore } from '../../../../shared/store/durableStore';
 import { openGuardScope, type GuardScope } from '../../../../shared/store/guardScope';
 import { optOutKeysOf, readOptOutEntries } from '../../../../shared/store/optOutList';
+import type { SendRecords } from '../../../../shared/store/sendRecords/sendRecords';
 import { noteSkipped } from '../../../../shared/usage/notes';
 import { notLeaving, skipsNotLeaving, type NotLeaving } from './leaving';
-import type { SendPlan, SendRun } from './sendRun';
+
+/** What the guards take of a send run (sendRun.ts SendRun makes it): its node, records and opt-out list. */
+export interface GuardedRun {
+	readonly ctx: IExecuteFunctions;
+	readonly node: INode;
+	readonly records: Pick<SendRecords, 'readBefore' | 'store'>;
+	/** SMS 1.5's items that must not leave, for the send step. */
+	readonly notLeaving: Map<number, NotLeaving>;
+	readonly optOuts: () => Promise<GuardScope>;
+}
+
+/** What the guards take of an item's plan: its number, and whether this run sent it already. */
+interface GuardedPlan {
+	phone: string;
+	earlier?: unknown;
+}
 
 /**
  * The guards of issues 34 and 41 that stop an item of Send (and Send and Check Delivery) before
@@ -68,10 +84,10 @@ export async function optedOutItems(node: INode, optOuts: GuardScope, phones: Ma
  * to `reserve` (records, limits, cap), so an opted-out item is never recorded or counted. Items
  * already sent in this run (Retry On Fail) stand as sent.
  */
-export async function refuseOptedOutThenReserve(
-	run: SendRun,
-	plans: Map<number, SendPlan>,
-	reserve: (plans: Map<number, SendPlan>) => Promise<Map<number, unknown>>,
+export async function refuseOptedOutThenReserve<Plan extends GuardedPlan>(
+	run: GuardedRun,
+	plans: Map<number, Plan>,
+	reserve: (plans: Map<number, Plan>) => Promise<Map<number, unknown>>,
 ): Promise<Map<number, unknown>> {
 	const fresh = new Map([...plans].filter(([, plan]) => !plan.earlier).map(([itemIndex, plan]) => [itemIndex, plan.phone]));
 	// Nothing to send, nothing to read (the list opens, and its scope is first written, only for a send).
@@ -100,14 +116,14 @@ export function notLeavingError(node: INode, itemIndex: number, phone: string, w
 }
 
 /** The store's clock, read once per run and only when an item has a window. */
-const clockOfRun = new WeakMap<SendRun, Promise<number>>();
+const clockOfRun = new WeakMap<GuardedRun, Promise<number>>();
 
 /**
  * Refuses the item when Options > Send Window is set and the store's clock is outside it. The error
  * says when the window opens; its `details` (errorItems.ts) carry `opensAt` for a Wait node.
  * Returns the window, which each message's claim checks again as it leaves.
  */
-export async function refuseOutsideWindow(run: SendRun, itemIndex: number, sendOptions: IDataObject): Promise<SendWindow | undefined> {
+export async function refuseOutsideWindow(run: GuardedRun, itemIndex: number, sendOptions: IDataObject): Promise<SendWindow | undefined> {
 	const reading = readSendWindow(sendOptions, run.node.typeVersion);
 	if (reading.problem) throw inputError(run.ctx.getNode(), itemIndex, reading.problem.field, reading.problem.problem, reading.problem.fix);
 	if (!reading.window) return undefined;
