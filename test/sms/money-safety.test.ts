@@ -227,7 +227,7 @@ describe('across executions (the durable store)', () => {
 		);
 		expect(failed.json()[0].error).toMatch(/^SMS not sent: /);
 		expect(failed.json()[0].errorDescription).toMatch(
-			/^Nothing was sent, as without the records .* Nothing was sent for item 1, but .* failed while its record changed, so its record may still say the send started\. This n8n process releases its record as soon as .* answers again .*; the next execution then sends the message\. If n8n restarts before that, another execution skips the message as a repeat for 10 minutes/,
+			/^Nothing was sent, as without the records .* Nothing was sent for item 1, but .* failed while its record changed, so its record may still say the send started\. This n8n process releases its record as soon as .* answers again .*; the next execution then sends the message\. An execution in another n8n process before that, or after a restart of this one, finds its record unchanged: another execution skips the message as a repeat for 10 minutes/,
 		);
 		expect(sendRequests()).toBe(0);
 		down = false;

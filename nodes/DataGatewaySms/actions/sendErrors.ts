@@ -25,7 +25,7 @@ export function keptRecordsText(failure: RecordsFailure, repeatWindowMinutes: nu
 				? `another execution skips ${messages} as a repeat for ${repeatWindowMinutes} minutes: send ${one ? 'it' : 'them'} again after that, or with Repeat Window (Minutes) 0`
 				: `${one ? 'it counts' : 'they count'} against this node's per-number limits until the limits' windows end`;
 		parts.push(
-			`Nothing was sent for ${itemsNamed(notStarted)}, but ${failure.store} failed while ${records} changed, so ${records} may still say the send started. This n8n process releases ${records} as soon as ${failure.store} answers again (it tries within seconds, and before this node's next send in this process); the next execution then sends ${messages}. If n8n restarts before that, ${afterRestart}.`,
+			`Nothing was sent for ${itemsNamed(notStarted)}, but ${failure.store} failed while ${records} changed, so ${records} may still say the send started. This n8n process releases ${records} as soon as ${failure.store} answers again (it tries within seconds at first, then up to every 5 minutes, and before this node's next send in this process); the next execution then sends ${messages}. An execution in another n8n process before that, or after a restart of this one, finds ${records} unchanged: ${afterRestart}.`,
 		);
 	}
 	// "may" only where the store's answer was lost or garbled (the release may have been applied); a refused release left them there.
