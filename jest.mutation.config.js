@@ -21,6 +21,7 @@ module.exports = {
 	...base,
 	testMatch: only ?? [
 		'<rootDir>/test/unit/sms-records.test.ts',
+		'<rootDir>/test/unit/send-records-store.test.ts',
 		'<rootDir>/test/unit/owedReleases.test.ts',
 		'<rootDir>/test/unit/send-rules.test.ts',
 		'<rootDir>/test/unit/send-decisions.test.ts',

@@ -96,7 +96,7 @@ export class SendRecords {
 	}
 
 	/** One atomic update over the items' keys (and `more` keys a claim's gate reads), tried again when it fails; the answer is checked. */
-	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true, more: string[] = []): Promise<T[]> {
+	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts: boolean, more: string[] = []): Promise<T[]> {
 		const keys = [...new Set([...keysOfItems(items, counts), ...more])];
 		const phones = phonesOfItems(items);
 		let failure: unknown;
@@ -150,6 +150,7 @@ export class SendRecords {
 	async reserve(sends: RecordedSend[]): Promise<Map<number, SendDecision>> {
 		const decisions = new Map<number, SendDecision>();
 		if (sends.length === 0) return decisions;
+		// Stryker disable next-line ArrayDeclaration: before the items are known no update touched any, and the filter below drops what is not touched
 		let items: ItemKeys[] = [];
 		const touched = new Set<ItemKeys>();
 		// What an earlier run of this process could not release, taken back first: it may hold these very messages.
@@ -168,7 +169,7 @@ export class SendRecords {
 			// Only what an update applied, or may have, can stay: a store that refused every update kept nothing.
 			const taken = items.filter((item) => touched.has(item));
 			let failure: unknown;
-			const released = taken.length === 0 || (await this.tryRelease(taken, (failed) => (failure = failed)));
+			const released = await this.tryRelease(taken, (failed) => (failure = failed));
 			throw recordsFailure(this.store.label, reasonOf(error), { reserved: released ? [] : taken.map((item) => item.itemIndex) }, !released && !mayHaveApplied(failure));
 		}
 	}
@@ -258,10 +259,10 @@ export class SendRecords {
 	 * the release (taken back once the store answers again).
 	 */
 	async release(itemIndexes: number[]): Promise<void> {
-		const items = itemIndexes.flatMap((itemIndex) => this.held.get(itemIndex)?.keys ?? []);
-		if (items.length === 0) return;
+		const holds = itemIndexes.flatMap((itemIndex) => this.held.get(itemIndex) ?? []);
+		const items = holds.map(({ keys }) => keys);
 		const kept = { reserved: [] as number[], notStarted: [] as number[] };
-		for (const item of items) (this.held.get(item.itemIndex)?.started ? kept.notStarted : kept.reserved).push(item.itemIndex);
+		for (const { keys, started } of holds) (started ? kept.notStarted : kept.reserved).push(keys.itemIndex);
 		for (const item of items) this.held.delete(item.itemIndex);
 		let failure: unknown;
 		if (!(await this.tryRelease(items, (error) => (failure = error)))) throw recordsFailure(this.store.label, reasonOf(failure), kept, !mayHaveApplied(failure));
@@ -270,13 +271,12 @@ export class SendRecords {
 	/** Releases every reservation whose paid call never started (a failure stopped the batch first), and what this run owes. */
 	async releaseUnstarted(): Promise<void> {
 		await this.release([...this.held].filter(([, held]) => !held.started).map(([itemIndex]) => itemIndex));
-		if (this.owed.size > 0 && (await this.takeBack())) paidRelease(this.store.label, this);
+		if (await this.takeBack()) paidRelease(this.store.label, this);
 	}
 
 	/** Releases what this run owes (owedReleases.ts); true once nothing is owed. */
 	async takeBack(): Promise<boolean> {
 		const items = [...this.owed.values()];
-		if (items.length === 0) return true;
 		try {
 			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
 		} catch {
@@ -292,14 +292,13 @@ export class SendRecords {
 	}
 
 	/** Releases the items' records; when that fails, owes it (this process takes them back later) and answers false. */
-	private async tryRelease(items: ItemKeys[], failed?: (error: unknown) => void): Promise<boolean> {
-		if (items.length === 0) return true;
+	private async tryRelease(items: ItemKeys[], failed: (error: unknown) => void): Promise<boolean> {
 		try {
 			await this.inChunks(items, (values, item) => decideRelease(values, this.run, item));
 			this.known?.forget(keysOfItems(items));
 			return true;
 		} catch (error) {
-			failed?.(error);
+			failed(error);
 			for (const item of items) this.owed.set(item.itemIndex, item);
 			oweRelease(this.store.label, this, Date.now() + this.run.sendTtlMs);
 			return false;
