@@ -62,6 +62,13 @@ export interface DurableStore {
 	update<T>(keys: readonly string[], decide: (values: Array<string | undefined>, now: number) => StoreDecision<T>, guess?: StoreGuess): Promise<T>;
 }
 
+/** Where a store is, as its label says ("host:port/db" of a Redis): the credential's and n8n's queue Redis may be one server. */
+// Stryker disable next-line Regex: without ^ the greedy .* still matches from the start.
+export const placeOf = (label: string) => label.replace(/^.* at /, '');
+
+/** Whether two stores are one: the same object, or two connections to one Redis. */
+export const sameStore = (one: DurableStore, other: DurableStore): boolean => one === other || (one.kind === 'redis' && other.kind === 'redis' && placeOf(one.label) === placeOf(other.label));
+
 /**
  * The store could not be used; `store` names it (a label), `message` says what failed and names
  * the store (no secrets). `maybeWritten`: an update's writes had been sent when it failed, so they

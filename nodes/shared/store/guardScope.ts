@@ -7,7 +7,7 @@
  * are (an opt-out listed in any counts; spend adds up), so nothing is lost and nothing is counted twice.
  */
 import type { GuardAccount } from '../gateway/accountScope';
-import { StoreUnavailable, type DurableStore } from './durableStore';
+import { placeOf, StoreUnavailable, type DurableStore } from './durableStore';
 import { storeFilePath } from './hostEnvironment';
 import { earlierStoresOf } from './openStore';
 import { REDIS_URL_FIELD } from './redis/settings';
@@ -104,13 +104,6 @@ async function linkScopes(store: DurableStore, account: GuardAccount): Promise<{
 	}).catch(() => read);
 	return { linked, ...moved };
 }
-
-/** Where a Redis store is ("host:port/db"), as its label says: the credential's and n8n's queue Redis may be one server. */
-// Stryker disable next-line Regex: without ^ the greedy .* still matches from the start.
-const placeOf = (label: string) => label.replace(/^.* at /, '');
-
-/** Whether two stores are one: the same object, or two connections to one Redis. */
-export const sameStore = (one: DurableStore, other: DurableStore): boolean => one === other || (one.kind === 'redis' && other.kind === 'redis' && placeOf(one.label) === placeOf(other.label));
 
 function movedAway(store: DurableStore, to: string): string {
 	return (

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from
 
 import { CREDENTIAL_TYPE } from '../gateway/account';
 import { registerProcessState } from '../state/processState';
-import type { DurableStore } from './durableStore';
+import { sameStore, type DurableStore } from './durableStore';
 import { nodeSqlite, nodeVersion, queueRedisSettings, storeFilePath } from './hostEnvironment';
 import { MemoryStore } from './memoryStore';
 import { REDIS_CA_FIELD, redisFor, REDIS_URL_FIELD, redisSettingsFromCredentials, releaseRedis, type RedisUnavailable, type SharedRedis } from './redis/connection';
@@ -71,7 +71,7 @@ export function earlierStoresOf(store: DurableStore): DurableStore[] {
 	if (store.kind !== 'redis') return [];
 	const queue = credentialRedisStores.has(store) ? queueRedisStore() : undefined;
 	const sqlite = storeFileExists(storeFilePath()) ? sqliteStore() : undefined;
-	return [queue, sqlite].filter((earlier): earlier is RedisDurableStore | SqliteDurableStore => earlier !== undefined && earlier !== store && earlier.label.replace(/^.* at /, '') !== store.label.replace(/^.* at /, ''));
+	return [queue, sqlite].filter((earlier): earlier is RedisDurableStore | SqliteDurableStore => earlier !== undefined && !sameStore(earlier, store));
 }
 
 /** The credential's Redis stores: n8n's queue Redis, when there is one, came before them (earlierStoresOf). */

@@ -35,8 +35,10 @@ export async function gatewayClient(ctx: IExecuteFunctions): Promise<GatewayClie
 	const settings = settingsFromCredentials(await ctx.getCredentials(CREDENTIAL_TYPE));
 	// n8n's id of the credential: its guardrails follow it when its Account or Base URL changes.
 	const credential = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? undefined;
-	const meter = meterFor(ctx, guardAccountOf(settings, credential), settings);
-	const client = new GatewayClient(settings, { spend: meter, credential });
+	// One account for the meter, the guards and the usage counts: its scope is resolved once per run (store/guardScope.ts).
+	const guard = guardAccountOf(settings, credential);
+	const meter = meterFor(ctx, guard, settings);
+	const client = new GatewayClient(settings, { spend: meter, guard });
 	meters.set(client, meter);
 	setRunAccount(ctx, client.guard);
 	return client;

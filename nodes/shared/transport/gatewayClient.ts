@@ -50,14 +50,16 @@ export class GatewayClient {
 	/**
 	 * `ownLimiter` gives the client a limiter of its own instead of the credential's shared one:
 	 * the credential test must answer at once, never wait behind a pause other calls caused.
+	 * `guard`: the run's account, the one its meter counts for (clientForNode.ts); without it the
+	 * account is the settings' alone, with no credential id to follow.
 	 */
-	constructor(settings: GatewaySettings, { ownLimiter = false, spend, credential }: { ownLimiter?: boolean; spend?: AttemptSpend; credential?: string } = {}) {
+	constructor(settings: GatewaySettings, { ownLimiter = false, spend, guard }: { ownLimiter?: boolean; spend?: AttemptSpend; guard?: GuardAccount } = {}) {
 		this.settings = settings;
 		this.spend = spend;
 		rememberSecret(settings.appCode);
 		this.limiter = ownLimiter ? new GatewayLimiter(settings.limiter) : limiterFor(settings.baseUrl, settings.appCode, settings.limiter);
 		this.accountKey = accountKeyOf(settings.baseUrl, settings.appCode);
-		this.guard = guardAccountOf(settings, credential);
+		this.guard = guard ?? guardAccountOf(settings);
 		this.fail = failureMaker(settings.appCode);
 		this.attempts = new GatewayAttempts(settings, this.fail);
 	}

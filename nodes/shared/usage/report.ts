@@ -10,8 +10,8 @@ import { chinaDay, chinaIso, nextChinaMidnight } from '../lookups/chinaTime';
 import { readCallsOn, type TelephonePlan } from '../lookups/telephoneQuota';
 import { SpendLedger, toUnits, toYuan, type MoneyLimits } from '../money/ledger';
 import { priceOf } from '../money/spend';
-import type { DurableStore } from '../store/durableStore';
-import { sameStore, scopesOf, type GuardScope } from '../store/guardScope';
+import { sameStore, type DurableStore } from '../store/durableStore';
+import { scopesOf, type GuardScope } from '../store/guardScope';
 import { readOptOutSize } from '../store/optOutList';
 import { readUsage, sumCounts, USAGE_KEEP_MS, type UsageCounts } from './counts';
 
