@@ -349,6 +349,71 @@ describe('releases this run owes', () => {
 	});
 });
 
+describe('sends marked while the batch goes on (markSentSoon)', () => {
+	const items = (count: number) => Array.from({ length: count }, (_, itemIndex) => itemIndex);
+	const markedKeys = (store: ScriptedStore, from: number) => store.updates.slice(from).flatMap((update) => update.keys);
+
+	async function claimed(store: ScriptedStore, count: number) {
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve(items(count).map((itemIndex) => send(itemIndex)));
+		expect(new Set(await Promise.all(items(count).map(async (itemIndex) => await nodeRun.claim(itemIndex))))).toEqual(new Set(['go']));
+		return nodeRun;
+	}
+
+	it('marks 50 at a time while sends go on; the end marks only the rest, and every record says sent', async () => {
+		const store = new ScriptedStore();
+		const nodeRun = await claimed(store, 120);
+		const before = store.updates.length;
+		for (const itemIndex of items(120)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		await new Promise((resume) => setImmediate(resume));
+		// The first 50 went to the store at the 50th; the next 70 waited while that mark was under way.
+		expect(store.updates.length).toBe(before + 1);
+		expect(store.updates[before].keys).toContain(sendKey(49));
+		expect(store.updates[before].keys).not.toContain(sendKey(50));
+		expect(await nodeRun.markSent(new Map(items(120).map((itemIndex) => [itemIndex, `task-${itemIndex}`])))).toBeUndefined();
+		const atEnd = markedKeys(store, before + 1);
+		expect(atEnd).not.toContain(sendKey(0));
+		expect(atEnd).toContain(sendKey(50));
+		expect(atEnd).toContain(sendKey(119));
+		const again = await recordsOn(store).reserve([send(0), send(119)]);
+		expect([...again.values()]).toEqual([
+			{ kind: 'earlier', outcome: 'sent', taskId: 'task-0' },
+			{ kind: 'earlier', outcome: 'sent', taskId: 'task-119' },
+		]);
+	});
+
+	it('fewer than 50 sends wait for the end; a mark under way takes no second group until it ends', async () => {
+		const store = new ScriptedStore();
+		const nodeRun = await claimed(store, 49);
+		const before = store.updates.length;
+		for (const itemIndex of items(49)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		await new Promise((resume) => setImmediate(resume));
+		expect(store.updates.length).toBe(before);
+		expect(await nodeRun.markSent(new Map(items(49).map((itemIndex) => [itemIndex, `task-${itemIndex}`])))).toBeUndefined();
+		expect(store.updates.length).toBe(before + 1);
+	});
+
+	it('a group whose mark failed is marked at the end; a failure there still names it', async () => {
+		const store = new ScriptedStore();
+		const nodeRun = await claimed(store, 50);
+		store.script = ['refuse', 'refuse', 'refuse'];
+		jest.useFakeTimers();
+		for (const itemIndex of items(50)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		const end = nodeRun.markSent(new Map(items(50).map((itemIndex) => [itemIndex, `task-${itemIndex}`])));
+		await jest.advanceTimersByTimeAsync(1_000);
+		expect(await end).toBeUndefined();
+		expect((await recordsOn(store).reserve([send(7)])).get(7)).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-7' });
+
+		const other = await claimed(new ScriptedStore(), 50);
+		const otherStore = (other as unknown as { store: ScriptedStore }).store;
+		otherStore.script = Array.from({ length: 6 }, () => 'refuse' as const);
+		for (const itemIndex of items(50)) other.markSentSoon(itemIndex, `task-${itemIndex}`);
+		const failed = other.markSent(new Map(items(50).map((itemIndex) => [itemIndex, `task-${itemIndex}`])));
+		await jest.advanceTimersByTimeAsync(1_000);
+		expect(await failed).toMatchObject({ name: 'RecordsFailure', kept: { unknown: items(50) } });
+	});
+});
+
 describe('the records kept', () => {
 	it('hold the repeat window they were made with', () => {
 		expect(recordsOn(new ScriptedStore(), { repeatWindowMinutes: 42 }).repeatWindowMinutes).toBe(42);

@@ -6,7 +6,7 @@ import { inputError } from '../../../../shared/errors/failures';
 import { signatureSchema, templateSchema } from '../../../../shared/gateway/schemas/sms';
 import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
 import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
-import { runIdOf, runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
+import { runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
 import { idValue, isPicked } from '../../catalogue/pickByName';
 import { ItemParameters } from '../../../../shared/n8n/parameters';
@@ -115,7 +115,7 @@ interface KnownTexts {
 
 /** A free query, asked once per execution and credential: the answer is shared by every item. */
 function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
-	return sharedAnswer(run.memory.answers, key, runIdOf(run.ctx), load).answer;
+	return sharedAnswer(run.memory.answers, key, run.runId, load).answer;
 }
 
 async function readTexts(run: SendRun, signId: number, templateId: number) {

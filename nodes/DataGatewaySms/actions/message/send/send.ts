@@ -79,7 +79,7 @@ async function callGateway(run: SendRun, plan: SendPlan, base: SendBase): Promis
 		// Code 0 without a usable task ID: the gateway took the message, so it is sent, not unknown.
 		if (error instanceof MisshapenAnswer) {
 			await run.meter.spend(smsCostYuan(plan.size));
-			run.outcomes.sentItem(plan.itemIndex, null, true);
+			sentNow(run, plan.itemIndex, null);
 			return sentWithoutTaskId(run, plan, base, error, false);
 		}
 		// A refusal, or a failure before the request left ('not-sent'): certainly not sent.
@@ -92,8 +92,14 @@ async function callGateway(run: SendRun, plan: SendPlan, base: SendBase): Promis
 		throw unknownOutcomeError(ctx.getNode(), plan.itemIndex, `outcome unknown, the SMS to ${plan.phone} may have been sent: ${error.message}`, error);
 	}
 	await run.meter.spend(smsCostYuan(plan.size));
-	run.outcomes.sentItem(plan.itemIndex, taskId, true);
+	sentNow(run, plan.itemIndex, taskId);
 	return { taskId, ...base, deduplicated: false, skippedAsRepeat: false, costYuan: smsCostYuan(plan.size), ...plan.size };
+}
+
+/** The gateway took the item's message: noted for the batch's end, its record marked sent with others while the batch goes on. */
+function sentNow(run: SendRun, itemIndex: number, taskId: string | null): void {
+	run.outcomes.sentItem(itemIndex, taskId, true);
+	run.records.markSentSoon(itemIndex, taskId);
 }
 
 /** The error of an item whose send certainly failed, its records released (or what a failed release keeps, named). */

@@ -10,7 +10,7 @@ import type { SendDecision, SmsLimits } from '../../../../shared/store/sendRecor
 import type { SendRecords } from '../../../../shared/store/sendRecords/sendRecords';
 import { DEFAULT_SMS_LIMITS } from '../../../../shared/gateway/catalog';
 import type { SpendMeter } from '../../../../shared/money/spend';
-import { executionMemory, type ExecutionMemory } from '../../../../shared/state/executionMemory';
+import { executionMemory, runIdOf, type ExecutionMemory } from '../../../../shared/state/executionMemory';
 import type { GatewayClient } from '../../../../shared/transport/gatewayClient';
 import { DeliveryLog } from '../reference';
 import type { SendWindow } from '../../../../shared/checks/sendWindow';
@@ -101,6 +101,8 @@ export interface SendRun {
 	readonly options: ReturnType<typeof callOptions>;
 	/** Sends of this execution, found again by Retry On Fail. */
 	readonly memory: ExecutionMemory;
+	/** Names this run of the node in the execution's memory (runIdOf), read once. */
+	readonly runId: string;
 	/** Sends across executions, in the durable store: each item reserved, then started, sent or released. Holds the repeat window. */
 	readonly records: SendRecords;
 	/** What the records decided for each item (reserve.ts), read by the send (send.ts). */
@@ -132,6 +134,7 @@ export async function openSendRun(ctx: IExecuteFunctions): Promise<SendRun> {
 		client,
 		options: callOptions(ctx),
 		memory: executionMemory(ctx),
+		runId: runIdOf(ctx),
 		records,
 		decisions: new Map(),
 		notLeaving: new Map(),
