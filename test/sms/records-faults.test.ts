@@ -6,7 +6,8 @@
  * or the connection drops: the call and every call in flight with it are applied and their answers
  * lost, and the calls after it fail before writing, as a Redis unreachable for a while). The store's
  * calls overlap (each waits a turn of the event loop first, as a round trip does), and the node sends
- * 1 or 3 items at once, so several commands are in flight when it fails.
+ * 1 or 3 items at once, so several commands are in flight when it fails; sends are marked sent two
+ * at a time while the batch goes on, so a fault meets those marks too.
  * Then the same batch runs again on the healthy store, as a retried execution (a new execution
  * id) or a re-run of the same execution. The emulator's ledger says what was really sent.
  *
@@ -33,7 +34,7 @@ import { nodeSqlite } from '../../nodes/shared/store/hostEnvironment';
 import { checkWrittenKeys, lifetimeMs } from '../../nodes/shared/store/keyName';
 import { countKeyOf, messageKeyOf, sendKeyOf } from '../../nodes/shared/store/sendRecords/recordValues';
 import { countWindows, type CountWindow, type SendDecision } from '../../nodes/shared/store/sendRecords/rules';
-import { SendRecords } from '../../nodes/shared/store/sendRecords/sendRecords';
+import { SendRecords, sentMarking } from '../../nodes/shared/store/sendRecords/sendRecords';
 import { SqliteDurableStore } from '../../nodes/shared/store/sqliteStore';
 import * as openStore from '../../nodes/shared/store/openStore';
 import { forgetAllExecutionMemory } from '../../nodes/shared/testing';
@@ -47,6 +48,11 @@ jest.setTimeout(300_000);
 
 let emulator: Emulator;
 useEmulator((started) => (emulator = started), { deliveryDelayMs: 60_000 }, { smsLimits: { perMinute: 100, perHour: 100, perDay: 100 } });
+
+// Sends are marked two at a time while a batch goes on (50 in use), so that the faults meet those marks too.
+const markedTogether = sentMarking.together;
+beforeAll(() => (sentMarking.together = 2));
+afterAll(() => (sentMarking.together = markedTogether));
 
 const AT = Date.parse('2026-11-22T02:30:30.000Z');
 type FaultMode = 'throw-before' | 'throw-after' | 'garbage-answer' | 'garbage-values' | 'drop';
@@ -376,7 +382,10 @@ describe('send records, two executions interleaved step by step, clocks apart, e
 			const { outcome, wentOut } = this.script.outcomes[itemIndex];
 			const message = MESSAGES[this.script.messages[itemIndex]].message;
 			if (outcome === 'sent' || (outcome === 'unknown' && wentOut)) this.ledger.push(message);
-			if (outcome === 'sent') this.sent.set(itemIndex, `task ${this.name} ${itemIndex}`);
+			if (outcome === 'sent') {
+				this.sent.set(itemIndex, `task ${this.name} ${itemIndex}`);
+				this.records.markSentSoon(itemIndex, `task ${this.name} ${itemIndex}`);
+			}
 			if (outcome === 'failed') await this.records.release([itemIndex]);
 			this.results.set(itemIndex, outcome);
 		}

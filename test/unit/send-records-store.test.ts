@@ -393,6 +393,19 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		expect(store.updates.length).toBe(before + 1);
 	});
 
+	it('on Redis every mark waits for the end: a group would hold the server the next claims wait for', async () => {
+		const store = new ScriptedStore('redis');
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve(items(60).map((itemIndex) => send(itemIndex)));
+		for (const itemIndex of items(60)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		const before = store.updates.length;
+		for (const itemIndex of items(60)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		await new Promise((resume) => setImmediate(resume));
+		expect(store.updates.length).toBe(before);
+		expect(await nodeRun.markSent(new Map(items(60).map((itemIndex) => [itemIndex, `task-${itemIndex}`])))).toBeUndefined();
+		expect(markedKeys(store, before)).toContain(sendKey(0));
+	});
+
 	it('a group whose mark failed is marked at the end; a failure there still names it', async () => {
 		const store = new ScriptedStore();
 		const nodeRun = await claimed(store, 50);
