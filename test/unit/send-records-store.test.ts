@@ -382,6 +382,25 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		]);
 	});
 
+	it('once a group is marked, the next 50 sends make the next group, and only they', async () => {
+		const store = new ScriptedStore();
+		const nodeRun = await claimed(store, 100);
+		const before = store.updates.length;
+		const tick = async () => await new Promise((resume) => setImmediate(resume));
+		for (const itemIndex of items(50)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		await tick();
+		nodeRun.markSentSoon(50, 'task-50');
+		await tick();
+		expect(store.updates.length).toBe(before + 1);
+		for (const itemIndex of items(100).slice(51)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		await tick();
+		expect(store.updates.length).toBe(before + 2);
+		const second = store.updates[before + 1].keys;
+		expect(second).toContain(sendKey(50));
+		expect(second).toContain(sendKey(99));
+		expect(second).not.toContain(sendKey(49));
+	});
+
 	it('fewer than 50 sends wait for the end; a mark under way takes no second group until it ends', async () => {
 		const store = new ScriptedStore();
 		const nodeRun = await claimed(store, 49);
