@@ -352,6 +352,11 @@ describe('releases this run owes', () => {
 describe('sends marked while the batch goes on (markSentSoon)', () => {
 	const items = (count: number) => Array.from({ length: count }, (_, itemIndex) => itemIndex);
 	const markedKeys = (store: ScriptedStore, from: number) => store.updates.slice(from).flatMap((update) => update.keys);
+	const taskIds = (itemIndexes: number[]) => new Map(itemIndexes.map((itemIndex) => [itemIndex, `task-${itemIndex}`]));
+	/** Each item's send taken by the gateway, as send.ts tells the records. */
+	const sentSoon = (nodeRun: SendRecords, itemIndexes: number[]) => itemIndexes.forEach((itemIndex) => nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`));
+	/** A turn of the event loop: a mark started meanwhile has reached the store. */
+	const tick = async () => await new Promise((resume) => setImmediate(resume));
 
 	async function claimed(store: ScriptedStore, count: number) {
 		const nodeRun = recordsOn(store);
@@ -364,13 +369,13 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		const store = new ScriptedStore();
 		const nodeRun = await claimed(store, 120);
 		const before = store.updates.length;
-		for (const itemIndex of items(120)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
-		await new Promise((resume) => setImmediate(resume));
+		sentSoon(nodeRun, items(120));
+		await tick();
 		// The first 50 went to the store at the 50th; the next 70 waited while that mark was under way.
 		expect(store.updates.length).toBe(before + 1);
 		expect(store.updates[before].keys).toContain(sendKey(49));
 		expect(store.updates[before].keys).not.toContain(sendKey(50));
-		expect(await nodeRun.markSent(new Map(items(120).map((itemIndex) => [itemIndex, `task-${itemIndex}`])))).toBeUndefined();
+		expect(await nodeRun.markSent(taskIds(items(120)))).toBeUndefined();
 		const atEnd = markedKeys(store, before + 1);
 		expect(atEnd).not.toContain(sendKey(0));
 		expect(atEnd).toContain(sendKey(50));
@@ -386,13 +391,12 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		const store = new ScriptedStore();
 		const nodeRun = await claimed(store, 100);
 		const before = store.updates.length;
-		const tick = async () => await new Promise((resume) => setImmediate(resume));
-		for (const itemIndex of items(50)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		sentSoon(nodeRun, items(50));
 		await tick();
-		nodeRun.markSentSoon(50, 'task-50');
+		sentSoon(nodeRun, [50]);
 		await tick();
 		expect(store.updates.length).toBe(before + 1);
-		for (const itemIndex of items(100).slice(51)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
+		sentSoon(nodeRun, items(100).slice(51));
 		await tick();
 		expect(store.updates.length).toBe(before + 2);
 		const second = store.updates[before + 1].keys;
@@ -401,14 +405,14 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		expect(second).not.toContain(sendKey(49));
 	});
 
-	it('fewer than 50 sends wait for the end; a mark under way takes no second group until it ends', async () => {
+	it('fewer than 50 sends wait for the end, which marks them in one update', async () => {
 		const store = new ScriptedStore();
 		const nodeRun = await claimed(store, 49);
 		const before = store.updates.length;
-		for (const itemIndex of items(49)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
-		await new Promise((resume) => setImmediate(resume));
+		sentSoon(nodeRun, items(49));
+		await tick();
 		expect(store.updates.length).toBe(before);
-		expect(await nodeRun.markSent(new Map(items(49).map((itemIndex) => [itemIndex, `task-${itemIndex}`])))).toBeUndefined();
+		expect(await nodeRun.markSent(taskIds(items(49)))).toBeUndefined();
 		expect(store.updates.length).toBe(before + 1);
 	});
 
@@ -418,10 +422,10 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		await nodeRun.reserve(items(60).map((itemIndex) => send(itemIndex)));
 		for (const itemIndex of items(60)) expect(await nodeRun.claim(itemIndex)).toBe('go');
 		const before = store.updates.length;
-		for (const itemIndex of items(60)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
-		await new Promise((resume) => setImmediate(resume));
+		sentSoon(nodeRun, items(60));
+		await tick();
 		expect(store.updates.length).toBe(before);
-		expect(await nodeRun.markSent(new Map(items(60).map((itemIndex) => [itemIndex, `task-${itemIndex}`])))).toBeUndefined();
+		expect(await nodeRun.markSent(taskIds(items(60)))).toBeUndefined();
 		expect(markedKeys(store, before)).toContain(sendKey(0));
 	});
 
@@ -430,17 +434,17 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		const nodeRun = await claimed(store, 50);
 		store.script = ['refuse', 'refuse', 'refuse'];
 		jest.useFakeTimers();
-		for (const itemIndex of items(50)) nodeRun.markSentSoon(itemIndex, `task-${itemIndex}`);
-		const end = nodeRun.markSent(new Map(items(50).map((itemIndex) => [itemIndex, `task-${itemIndex}`])));
+		sentSoon(nodeRun, items(50));
+		const end = nodeRun.markSent(taskIds(items(50)));
 		await jest.advanceTimersByTimeAsync(1_000);
 		expect(await end).toBeUndefined();
 		expect((await recordsOn(store).reserve([send(7)])).get(7)).toEqual({ kind: 'earlier', outcome: 'sent', taskId: 'task-7' });
 
-		const other = await claimed(new ScriptedStore(), 50);
-		const otherStore = (other as unknown as { store: ScriptedStore }).store;
+		const otherStore = new ScriptedStore();
+		const other = await claimed(otherStore, 50);
 		otherStore.script = Array.from({ length: 6 }, () => 'refuse' as const);
-		for (const itemIndex of items(50)) other.markSentSoon(itemIndex, `task-${itemIndex}`);
-		const failed = other.markSent(new Map(items(50).map((itemIndex) => [itemIndex, `task-${itemIndex}`])));
+		sentSoon(other, items(50));
+		const failed = other.markSent(taskIds(items(50)));
 		await jest.advanceTimersByTimeAsync(1_000);
 		expect(await failed).toMatchObject({ name: 'RecordsFailure', kept: { unknown: items(50) } });
 	});
