@@ -91,7 +91,7 @@ export function simplifyCopyright(record: CopyrightRecord): IDataObject {
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const lookup = await openLookup(this);
 	const hints = new StoreHints(this);
-	const batch = await planListings(this, lookup);
+	const batch = planListings(this, lookup);
 	const reader = new PageReader(this, lookup.client, lookup.options, hints);
 	try {
 		try {
@@ -113,10 +113,10 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 
 type ListingBatch = Batch<Listing, Listed>;
 
-async function planListings(ctx: IExecuteFunctions, lookup: LookupContext): Promise<ListingBatch> {
+/** Every item read and checked in one pass, as the single-call lookups (lookupRun.ts planItems). */
+function planListings(ctx: IExecuteFunctions, lookup: LookupContext): ListingBatch {
 	const batch: ListingBatch = new Batch(ctx);
 	for (let itemIndex = 0; itemIndex < batch.size; itemIndex++) {
-		await batch.giveTurn();
 		try {
 			batch.plans[itemIndex] = planListing(new ItemInput(lookup.parameters, batch.node, itemIndex), lookup.friendly);
 		} catch (error) {
