@@ -64,6 +64,8 @@ export class DeliveryLog {
 	private failed = 0;
 	private recordFailure: string | undefined;
 	private markFailure: string | undefined;
+	/** The Reference field's name in this node's version; read once (n8n's getNode() copies the node at every call). */
+	private readonly referenceField: string;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -72,11 +74,13 @@ export class DeliveryLog {
 		private readonly scope: string,
 		/** How long a send's record is kept: at least as long as the repeat window that still counts its message as sent. */
 		private readonly keepMs: number,
-	) {}
+	) {
+		this.referenceField = ctx.getNode().typeVersion >= REFERENCE_IN_OPTIONS_VERSION ? 'sendOptions.reference' : 'reference';
+	}
 
 	/** Reads item `itemIndex`'s Reference (through the run's `parameters` when given); throws an input error naming the fix when it is too long. */
 	readReference(itemIndex: number, parameters?: ItemParameters): void {
-		const name = this.ctx.getNode().typeVersion >= REFERENCE_IN_OPTIONS_VERSION ? 'sendOptions.reference' : 'reference';
+		const name = this.referenceField;
 		const value = parameters ? parameters.get<unknown>(name, itemIndex, '') : (this.ctx.getNodeParameter(name, itemIndex, '') as unknown);
 		const reference = typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 		if (reference.length > MAX_REFERENCE_CHARS) {
