@@ -46,7 +46,7 @@ export async function runLookup<P extends Params, A>(ctx: IExecuteFunctions, def
  * Read and check each item before anything is paid: a bad item must not leave others half-paid.
  * One synchronous pass, as n8n's own nodes read their items (about 0.1 ms an item): event-loop turns
  * between slices taught V8 to move n8n's expression objects to its old generation, and a batch of
- * 10,000 then grew n8n by 110 MB rather than 40 (bench section 5; docs/troubleshooting.md).
+ * 10,000 then grew n8n by about 110 MB rather than 45 (bench section 5; docs/troubleshooting.md).
  */
 function planItems<P extends Params, A>(lookup: Lookup<P, A>): LookupBatch<P, A> {
 	const batch: LookupBatch<P, A> = new Batch(lookup.ctx);
