@@ -158,6 +158,27 @@ describe('SQLite durable store', () => {
 		expect(rows(file)).toEqual([{ key: storedKeyName(key), value: 'kept', expires_at: 1_800_000_090_000 }]);
 	});
 
+	it("rewrites a row in place: a write without a number keeps the row's number, a write naming another number moves it there, a removed key starts afresh", async () => {
+		const store = storeAt(join(folder, 'rewrites.sqlite'));
+		const [first, second] = ['13900002221', '13900002222'];
+		const key = freshKey('rewritten');
+		const write = (value: string | null, phone?: string) => store.update([key], () => ({ writes: [{ key, value, phone, ttlMs: 90_000 }], result: undefined }));
+		await write('sent', first);
+		await write('marked');
+		expect(await store.erasePhone(second)).toBe(0);
+		expect(await store.erasePhone(first)).toBe(1);
+		await write('again', first);
+		await write('moved', second);
+		expect(await store.read([key])).toEqual(['moved']);
+		expect(await store.erasePhone(first)).toBe(0);
+		expect(await store.erasePhone(second)).toBe(1);
+		// Removed then written in one decision: the new row, under its number.
+		await write('back', first);
+		await store.update([key], () => ({ writes: [{ key, value: null }, { key, value: 'anew', phone: first }], result: undefined }));
+		expect(await store.read([key])).toEqual(['anew']);
+		expect(await store.erasePhone(first)).toBe(1);
+	});
+
 	it("keeps a group's rows side by side in the key index, and a key without a group under the name it always had", async () => {
 		const file = join(folder, 'groups.sqlite');
 		const store = storeAt(file);

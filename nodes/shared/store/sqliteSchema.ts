@@ -33,6 +33,7 @@ function createTable(database: SqliteDatabase) {
 export interface Statements {
 	select: SqliteStatement;
 	upsert: SqliteStatement;
+	rewrite: SqliteStatement;
 	remove: SqliteStatement;
 	sweepChunk: SqliteStatement;
 	sweep: SqliteStatement;
@@ -44,11 +45,13 @@ export interface Statements {
 export function prepareStatements(database: SqliteDatabase): Statements {
 	createTable(database);
 	return {
-		select: database.prepare('SELECT value, expires_at FROM store_entries WHERE key = ?'),
+		select: database.prepare('SELECT id, value, expires_at, phone_tag FROM store_entries WHERE key = ?'),
 		// A rewrite that does not know the number (a delivery report's mark) keeps the row's phone tag: erasing still finds it.
 		upsert: database.prepare(
 			'INSERT INTO store_entries (key, value, expires_at, phone_tag) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, phone_tag = coalesce(excluded.phone_tag, store_entries.phone_tag)',
 		),
+		// A row that keeps its phone tag: SQLite rewrites an index entry whose column is SET, even unchanged (19 against 32 µs a claim).
+		rewrite: database.prepare('UPDATE store_entries SET value = ?, expires_at = ? WHERE id = ?'),
 		remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
 		erase: database.prepare('DELETE FROM store_entries WHERE phone_tag = ?'),
 		legacyLeft: database.prepare(`SELECT 1 AS found FROM store_entries WHERE ${LEGACY_NAMES} LIMIT 1`),

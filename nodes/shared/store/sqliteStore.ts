@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import { StoreUnavailable, type DurableStore, type StoreDecision } from './durableStore';
+import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreWrite } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
 import { STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule } from './hostEnvironment';
@@ -20,6 +20,12 @@ export const sqliteTimeouts = {
 /** Free pages given back to the disk per step (auto_vacuum INCREMENTAL files), and steps per sweep: short steps, 4 MB a pass. */
 const VACUUM_PAGES = 64;
 const VACUUM_STEPS = 16;
+
+/** A row found under a key's name within a write transaction: where it is, and whose number it names. */
+interface StoredRow {
+	id: number;
+	phoneTag: unknown;
+}
 /**
  * An SQLite file on this host (Node's built-in `node:sqlite`): no server, survives restarts, and
  * atomic across the processes of one host. `update` runs inside BEGIN IMMEDIATE … COMMIT, which
@@ -77,7 +83,8 @@ export class SqliteDurableStore implements DurableStore {
 			try {
 				const now = this.clock();
 				const names = new Map(keys.map((key) => [key, storedRowKey(key)]));
-				const values = keys.map((key) => this.valueOf(statements, key, now, names.get(key)));
+				const rows = new Map<string, StoredRow>();
+				const values = keys.map((key) => this.valueOf(statements, key, now, names.get(key), rows));
 				let decision: StoreDecision<T>;
 				try {
 					decision = decide(values, now);
@@ -86,15 +93,7 @@ export class SqliteDurableStore implements DurableStore {
 					// The caller's own error: passed on as it is, nothing written.
 					return { decideFailed };
 				}
-				for (const write of decision.writes) {
-					const name = names.get(write.key) as string;
-					if (this.legacyRows) statements.remove.run(legacyRowKey(write.key));
-					if (write.value === null) statements.remove.run(name);
-					else {
-						const ttl = lifetimeMs(write.ttlMs);
-						statements.upsert.run(name, write.value, ttl === undefined ? null : now + ttl, write.phone === undefined ? null : phoneTag(write.phone));
-					}
-				}
+				for (const write of decision.writes) this.write(statements, write, names.get(write.key) as string, rows, now);
 				database.exec('COMMIT');
 				committed = true;
 				this.checkpoints.committed();
@@ -130,8 +129,31 @@ export class SqliteDurableStore implements DurableStore {
 		this.statements = undefined;
 	}
 
-	private valueOf(statements: Statements, key: string, now: number, name = storedRowKey(key)): string | undefined {
-		const row = statements.select.get(name) ?? (this.legacyRows ? statements.select.get(legacyRowKey(key)) : undefined);
+	/**
+	 * One write of a decision. A row read under its name whose phone tag stays is rewritten by its id,
+	 * leaving the phone-tag index alone; any other write is an upsert. A row written is forgotten, so
+	 * a second write of the same key never trusts what the first changed.
+	 */
+	private write(statements: Statements, write: StoreWrite, name: string, rows: Map<string, StoredRow>, now: number) {
+		if (this.legacyRows) statements.remove.run(legacyRowKey(write.key));
+		const row = rows.get(name);
+		rows.delete(name);
+		if (write.value === null) {
+			statements.remove.run(name);
+			return;
+		}
+		const ttl = lifetimeMs(write.ttlMs);
+		const expiresAt = ttl === undefined ? null : now + ttl;
+		const tag = write.phone === undefined ? null : phoneTag(write.phone);
+		if (row !== undefined && (tag === null || tag === row.phoneTag)) statements.rewrite.run(write.value, expiresAt, row.id);
+		else statements.upsert.run(name, write.value, expiresAt, tag);
+	}
+
+	/** A key's live value; with `rows`, also notes the row found under its name (expired or not) for write. */
+	private valueOf(statements: Statements, key: string, now: number, name = storedRowKey(key), rows?: Map<string, StoredRow>): string | undefined {
+		const own = statements.select.get(name);
+		if (own && rows && typeof own.id === 'number') rows.set(name, { id: own.id, phoneTag: own.phone_tag ?? null });
+		const row = own ?? (this.legacyRows ? statements.select.get(legacyRowKey(key)) : undefined);
 		if (!row) return undefined;
 		const expiresAt = row.expires_at;
 		if (expiresAt !== null && (typeof expiresAt !== 'number' || expiresAt <= now)) return undefined;
