@@ -23,15 +23,17 @@ function sweeperOver(count: number, expired: number[]) {
 	/** The `after` of each step taken. */
 	const steps: number[] = [];
 	const passes: SweepPass[] = [];
-	const hooks: { onStep?: (after: number) => void } = {};
+	const hooks: { onStep?: (after: number) => void; afterStep?: () => void } = {};
 	const sweeper = new SqliteSweeper(
-		async (after, size): Promise<SweepStep> => {
+		async (after, size, upTo): Promise<SweepStep> => {
 			steps.push(after);
 			hooks.onStep?.(after);
-			const looked = rows.filter((row) => row > after).slice(0, size);
+			const looked = rows.filter((row) => row > after && row <= upTo).slice(0, size);
 			const removed = looked.filter((row) => gone.has(row));
 			for (const row of removed) rows.splice(rows.indexOf(row), 1);
-			return { looked: looked.length, removed: removed.length, last: looked.at(-1) ?? after, ms: 0 };
+			const newest = rows.at(-1) ?? 0;
+			hooks.afterStep?.();
+			return { looked: looked.length, removed: removed.length, last: looked.at(-1) ?? after, newest, ms: 0 };
 		},
 		async (pass) => {
 			passes.push(pass);
@@ -62,6 +64,28 @@ describe('the SQLite sweep', () => {
 		expect(passes[0].steps.map(({ looked, removed }) => [looked, removed])).toEqual([[3, 1], [3, 0], [3, 1], [0, 0]]);
 		expect(passes[0].removed).toBe(2);
 		expect(rows).toEqual([1, 3, 4, 5, 6, 7, 9]);
+		sweeper.stop();
+	});
+
+	it('a pass looks only at the rows there when it began: rows made during it (a batch writing) are the next pass\'s', async () => {
+		const { sweeper, gone, rows, steps, passes, hooks } = sweeperOver(8, [8]);
+		// After each step, a batch adds three rows, already expired.
+		hooks.afterStep = () => {
+			for (const row of [1, 2, 3].map((offset) => (rows.at(-1) ?? 0) + offset)) {
+				rows.push(row);
+				gone.add(row);
+			}
+		};
+		sweeper.start();
+		await tick(0);
+		expect(steps).toEqual([0, 3, 6]);
+		expect(passes[0].steps.map(({ looked, removed }) => [looked, removed])).toEqual([[3, 0], [3, 0], [2, 1]]);
+		// Rows 9 to 17, made during the pass, wait for the next one, which stops at what was there when it began.
+		expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7, ...Array.from({ length: 9 }, (_, index) => 9 + index)]);
+		hooks.afterStep = undefined;
+		// Its steps that remove rows pause 1 s each.
+		await tick(64_000);
+		expect(rows).toEqual([1, 2, 3, 4, 5, 6, 7]);
 		sweeper.stop();
 	});
 

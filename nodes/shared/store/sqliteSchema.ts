@@ -55,8 +55,10 @@ export function prepareStatements(database: SqliteDatabase): Statements {
 		remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
 		erase: database.prepare('DELETE FROM store_entries WHERE phone_tag = ?'),
 		legacyLeft: database.prepare(`SELECT 1 AS found FROM store_entries WHERE ${LEGACY_NAMES} LIMIT 1`),
-		sweepChunk: database.prepare('SELECT count(*) AS rows, max(id) AS last FROM (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?)'),
-		sweep: database.prepare('DELETE FROM store_entries WHERE id IN (SELECT id FROM store_entries WHERE id > ? ORDER BY id LIMIT ?) AND expires_at <= ?'),
+		sweepChunk: database.prepare(
+			'SELECT count(*) AS rows, max(id) AS last, (SELECT max(id) FROM store_entries) AS newest FROM (SELECT id FROM store_entries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)',
+		),
+		sweep: database.prepare('DELETE FROM store_entries WHERE id IN (SELECT id FROM store_entries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?) AND expires_at <= ?'),
 	};
 }
 

@@ -4,10 +4,10 @@ import { startSweep } from '../state/sweep';
 
 /**
  * The SQLite store's sweep: expired rows leave the file within `everyMs` of their expiry (reads
- * already skip them). A pass walks the rows in the order they were made, `rowsPerStep` at a time,
- * each step one short transaction of its own, so no step holds n8n's event loop long; it runs when
- * the file is opened and then every `everyMs` on a timer that never keeps the process alive.
- * Tests change these.
+ * already skip them). A pass walks the rows that were there when it began, in the order they were
+ * made, `rowsPerStep` at a time, each step one short transaction of its own, so no step holds n8n's
+ * event loop long; it runs when the file is opened and then every `everyMs` on a timer that never
+ * keeps the process alive. Tests change these.
  */
 export const sweepTimes = {
 	everyMs: 60_000,
@@ -26,6 +26,8 @@ export interface SweepStep {
 	removed: number;
 	/** The id of the last row looked at: the next step starts after it. */
 	last: number;
+	/** The id of the newest row in the file as the step ran: the first step's bounds its pass. */
+	newest: number;
 	/** How long its transaction held this thread, in ms. */
 	ms: number;
 }
@@ -40,8 +42,8 @@ export class SqliteSweeper {
 	private running?: Promise<SweepPass>;
 
 	constructor(
-		/** One step from the row after `after` (0: the first); its own transaction. */
-		private readonly step: (after: number, rows: number) => Promise<SweepStep>,
+		/** One step from the row after `after` (0: the first) up to the row `upTo`; its own transaction. */
+		private readonly step: (after: number, rows: number, upTo: number) => Promise<SweepStep>,
 		/** After a pass: what follows removals (vacuum, a checkpoint that empties the WAL). */
 		private readonly afterPass: (pass: SweepPass) => Promise<void>,
 	) {}
@@ -75,8 +77,11 @@ export class SqliteSweeper {
 
 	private async run(): Promise<SweepPass> {
 		const steps: SweepStep[] = [];
+		// Rows made during the pass are the next pass's: a batch writing thousands of rows no longer drags the pass along behind it, a step per 64 rows.
+		let upTo = Number.MAX_SAFE_INTEGER;
 		for (let after = 0; ; ) {
-			const step = await this.step(after, sweepTimes.rowsPerStep);
+			const step = await this.step(after, sweepTimes.rowsPerStep, upTo);
+			upTo = Math.min(upTo, step.newest);
 			steps.push(step);
 			// A store closed meanwhile stops the pass: the next open starts one.
 			if (step.looked < sweepTimes.rowsPerStep || !this.timer) break;
