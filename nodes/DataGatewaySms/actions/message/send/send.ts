@@ -5,6 +5,7 @@ import { sendResultSchema } from '../../../../shared/gateway/schemas/sms';
 import { smsCostYuan } from '../../../../shared/money/smsCost';
 import { callCertainlyFailed, rememberOutcome } from '../../../../shared/state/executionMemory';
 import type { ClaimAnswer } from '../../../../shared/store/sendRecords/sendRecords';
+import type { EarlyTurn } from '../../../../shared/transport/gatewayClient';
 import { limitRefusal, notSentError, recordsUnavailable, unknownOutcomeError, withKeptRecords } from '../../sendErrors';
 import { notLeavingError } from './guards';
 import { leavingGate, skipsNotLeaving, type NotLeaving } from './leaving';
@@ -37,11 +38,17 @@ async function sendOnce(run: SendRun, plan: SendPlan): Promise<SendOutcome> {
 	const decision = run.decisions.get(plan.itemIndex);
 	if (decision?.kind === 'repeat') return skippedAsRepeat(plan, base);
 	if (decision?.kind === 'earlier') return sendFoundInStore(run, plan, base, decision);
-	const claimed = await claimSend(run, plan);
+	// The paid call's first turn, asked for alongside the claim: with a shared rate their Redis round trips overlap.
+	const turn = run.client.firstTurn('smsSend', run.options.signal);
+	const claimed = await claimSend(run, plan).catch((error: unknown) => {
+		turn?.drop();
+		throw error;
+	});
+	if (claimed !== 'go') turn?.drop();
 	if (claimed === 'taken') return skippedAsRepeat(plan, base);
 	if (claimed !== 'go' && 'stopped' in claimed) return notSentNow(run, plan, base, claimed.stopped);
 	if (claimed !== 'go') throw limitRefusal(run.ctx.getNode(), plan.itemIndex, claimed.limit);
-	return await callGateway(run, plan, base);
+	return await callGateway(run, plan, base, turn);
 }
 
 const skippedAsRepeat = (plan: SendPlan, base: SendBase): SendOutcome => ({ taskId: null, ...base, deduplicated: false, skippedAsRepeat: true, costYuan: 0, ...plan.size });
@@ -66,10 +73,10 @@ async function claimSend(run: SendRun, plan: SendPlan): Promise<ClaimAnswer<NotL
 }
 
 /** The paid call, its answer kept in the execution's memory for Retry On Fail; what it cost is counted. */
-async function callGateway(run: SendRun, plan: SendPlan, base: SendBase): Promise<SendOutcome> {
+async function callGateway(run: SendRun, plan: SendPlan, base: SendBase, turn: EarlyTurn | undefined): Promise<SendOutcome> {
 	const { ctx, client, memory, options } = run;
 	const entry = {
-		outcome: (async () => (await client.call('smsSend', plan.params, sendResultSchema, options)).data.id)(),
+		outcome: (async () => (await client.call('smsSend', plan.params, sendResultSchema, turn ? { ...options, turn } : options)).data.id)(),
 		request: { request: plan.params, size: plan.size } satisfies SentRequest,
 	};
 	let taskId: string;
