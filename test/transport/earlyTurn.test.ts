@@ -8,48 +8,38 @@ import { execFileSync } from 'node:child_process';
 import { z } from 'zod/v4';
 
 import { accountKeyOf } from '../../nodes/shared/gateway/account';
-import { GatewayFailure } from '../../nodes/shared/errors/failures';
 import { redisTimeouts } from '../../nodes/shared/store/redis/connection';
-import { closeAllRedis, resetConnectionPool } from '../../nodes/shared/testing';
-import { earlyTurns, GatewayClient, type CallOptions } from '../../nodes/shared/transport/gatewayClient';
+import { closeAllRedis } from '../../nodes/shared/testing';
+import { earlyTurns, type CallOptions, type GatewayClient } from '../../nodes/shared/transport/gatewayClient';
 import { freePort } from '../../scripts/n8n-runtime/run';
 import { startRedis, type RunningRedis } from '../../scripts/n8n-runtime/queue';
-import { startEmulator, type Emulator } from '../emulator/server';
+import { client, emulator, failureOf, useEmulator } from './gatewayClient';
 
 jest.setTimeout(60_000);
 
-let emulator: Emulator;
 let redis: RunningRedis;
 const timeouts = { ...redisTimeouts };
 const fresh = { ...earlyTurns };
 
+useEmulator();
 beforeAll(async () => {
-	[emulator, redis] = await Promise.all([startEmulator(), startRedis(() => undefined)]);
+	redis = await startRedis(() => undefined);
 });
 afterAll(async () => {
 	closeAllRedis();
-	await Promise.all([emulator?.close(), redis?.stop(), resetConnectionPool()]);
+	await redis?.stop();
 });
-beforeEach(() => emulator.resetLedger());
 afterEach(() => {
 	Object.assign(earlyTurns, fresh);
 	Object.assign(redisTimeouts, timeouts);
 });
 
 let credentials = 0;
-/** A client of a credential of its own (its limiter and shared rate are per credential), `maxConcurrent` calls at once. */
-function client(redisUrl: string, maxConcurrent: number) {
-	const appCode = `${emulator.demo.appCode}`;
+/** A client of a credential of its own (its limiter and shared rate are per credential), `maxConcurrent` calls at once, and the starts its shared rate booked. */
+function sharing(redisUrl: string, maxConcurrent: number) {
+	const appCode = emulator.demo.appCode;
 	const baseUrl = `${emulator.url}/?credential=${++credentials}`;
-	const made = new GatewayClient({
-		baseUrl,
-		appCode,
-		appCodePlacement: 'query',
-		timeoutMs: 3000,
-		maxRetries: 0,
-		money: { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 },
-		limiter: { maxConcurrent, maxPerSecond: 50, sharedRedis: { url: redisUrl } },
-	});
+	const made = client({ baseUrl, appCode, timeoutMs: 3000, maxRetries: 0, limiter: { maxConcurrent, maxPerSecond: 50, sharedRedis: { url: redisUrl } } });
 	const startsKey = `n8n-nodes-data-gateway:starts:${accountKeyOf(baseUrl, appCode)}`;
 	const booked = () => Number(execFileSync('redis-cli', ['-p', String(redis.port), 'ZCARD', startsKey], { encoding: 'utf8' }).trim());
 	return { client: made, booked };
@@ -63,7 +53,7 @@ const sendCalls = () => emulator.ledger().byPath['/sms/send']?.calls ?? 0;
 describe('a first turn asked for ahead of its call', () => {
 	it('used while fresh, it is the call\'s turn: one start booked in the shared rate, one request', async () => {
 		earlyTurns.freshMs = 60_000;
-		const { client: gateway, booked } = client(redis.url, 1);
+		const { client: gateway, booked } = sharing(redis.url, 1);
 		const turn = gateway.firstTurn('smsSend');
 		expect(turn).toBeDefined();
 		await send(gateway, { turn });
@@ -73,7 +63,7 @@ describe('a first turn asked for ahead of its call', () => {
 
 	it('used after its booked start passed, it is given back and a fresh turn taken: two starts booked, one request', async () => {
 		earlyTurns.freshMs = -1;
-		const { client: gateway, booked } = client(redis.url, 1);
+		const { client: gateway, booked } = sharing(redis.url, 1);
 		const turn = gateway.firstTurn('smsSend');
 		await turn?.given;
 		await send(gateway, { turn });
@@ -85,7 +75,7 @@ describe('a first turn asked for ahead of its call', () => {
 	});
 
 	it('dropped (the claim refused the send), its slot comes back: with one slot the next call goes at once, whether it was given yet or not', async () => {
-		const { client: gateway } = client(redis.url, 1);
+		const { client: gateway } = sharing(redis.url, 1);
 		const given = gateway.firstTurn('smsSend');
 		await given?.given;
 		given?.drop();
@@ -96,36 +86,21 @@ describe('a first turn asked for ahead of its call', () => {
 	});
 
 	it('without a shared rate there is none: a local turn costs no round trip', () => {
-		const local = new GatewayClient(
-			{
-				baseUrl: emulator.url,
-				appCode: `${emulator.demo.appCode}`,
-				appCodePlacement: 'query',
-				timeoutMs: 3000,
-				maxRetries: 0,
-				money: { capYuan: 0, dailyYuan: 0, monthlyYuan: 0 },
-				limiter: { maxConcurrent: 1, maxPerSecond: 0 },
-			},
-			{ ownLimiter: true },
-		);
+		const local = client({ limiter: { maxConcurrent: 1, maxPerSecond: 0 } }, { ownLimiter: true });
 		expect(local.firstTurn('smsSend')).toBeUndefined();
 	});
 
 	it("when the shared rate's Redis fails, the call fails not sent and nothing reaches the gateway; a dropped one rejects nothing", async () => {
 		redisTimeouts.connectMs = 500;
 		redisTimeouts.commandMs = 500;
-		const { client: gateway } = client(`redis://127.0.0.1:${await freePort()}`, 1);
+		const { client: gateway } = sharing(`redis://127.0.0.1:${await freePort()}`, 1);
 		const unhandled: unknown[] = [];
 		const note = (reason: unknown) => unhandled.push(reason);
 		process.on('unhandledRejection', note);
 		try {
 			gateway.firstTurn('smsSend')?.drop();
-			const failure = await send(gateway, { turn: gateway.firstTurn('smsSend') }).then(
-				() => undefined,
-				(error: unknown) => error,
-			);
-			expect(failure).toBeInstanceOf(GatewayFailure);
-			expect((failure as GatewayFailure).kind).toBe('not-sent');
+			const failure = await failureOf(send(gateway, { turn: gateway.firstTurn('smsSend') }));
+			expect(failure.kind).toBe('not-sent');
 			expect(sendCalls()).toBe(0);
 			// Node reports an unhandled rejection once the microtasks after it have run: two turns of the event loop are past that.
 			for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));

@@ -40,6 +40,15 @@ export interface EarlyTurn {
  */
 export const earlyTurns = { freshMs: 10 };
 
+/** Where an attempt stands when it asks for its turn: the item's deadline once started, the attempt before's failure. */
+interface TurnAsked {
+	deadline?: number;
+	minAttemptMs: number;
+	budgetMs: number;
+	lastFailure?: GatewayFailure;
+	attempt: number;
+}
+
 /** The spend of the execution the client calls for: each attempt of a paid call is counted, or refused, there. */
 export type AttemptSpend = Pick<SpendMeter, 'reserveAttempt'>;
 
@@ -112,8 +121,8 @@ export class GatewayClient {
 		let lastMayBeBilled = false;
 
 		for (let attempt = 1; ; attempt++) {
-			const turnOf = { deadline, minAttemptMs, budgetMs, lastFailure, attempt };
-			const release = attempt === 1 && options.turn ? await this.usedTurn(operation, options.signal, options.turn, turnOf) : await this.takeTurn(operation, options.signal, turnOf);
+			const asked: TurnAsked = { deadline, minAttemptMs, budgetMs, lastFailure, attempt };
+			const release = attempt === 1 && options.turn ? await this.usedTurn(operation, options.signal, options.turn, asked) : await this.takeTurn(operation, options.signal, asked);
 			deadline ??= Date.now() + budgetMs;
 			const reserved = this.spend ? await this.spend.reserveAttempt(operation) : undefined;
 			if (reserved?.refusal !== undefined) {
@@ -166,11 +175,11 @@ export class GatewayClient {
 	}
 
 	/** An early turn, or a fresh one in its place when it came too long before its call (earlyTurns). */
-	private async usedTurn(operation: OperationName, signal: AbortSignal | undefined, turn: EarlyTurn, fresh: Parameters<GatewayClient['takeTurn']>[2]): Promise<() => void> {
+	private async usedTurn(operation: OperationName, signal: AbortSignal | undefined, turn: EarlyTurn, asked: TurnAsked): Promise<() => void> {
 		const { release, at } = await turn.given;
 		if (Date.now() - at <= earlyTurns.freshMs) return release;
 		release();
-		return await this.takeTurn(operation, signal, fresh);
+		return await this.takeTurn(operation, signal, asked);
 	}
 
 	/**
@@ -180,7 +189,7 @@ export class GatewayClient {
 	private async takeTurn(
 		operation: OperationName,
 		signal: AbortSignal | undefined,
-		{ deadline, minAttemptMs, budgetMs, lastFailure, attempt }: { deadline?: number; minAttemptMs: number; budgetMs: number; lastFailure?: GatewayFailure; attempt: number },
+		{ deadline, minAttemptMs, budgetMs, lastFailure, attempt }: TurnAsked,
 	): Promise<() => void> {
 		let release: () => void;
 		try {
