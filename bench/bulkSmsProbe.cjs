@@ -18,17 +18,38 @@ const { writeFileSync } = require('node:fs');
 const out = process.env.DGW_BULK_PROBE_OUT;
 const PACKAGE_DIST = '/n8n-nodes-data-gateway/dist/nodes/';
 const profileFile = process.env.DGW_BULK_PROFILE;
-const figures = { usageMs: 0, executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0, sqliteByWhat: {} };
+const figures = { usageMs: 0, executeCpuMs: 0, executeWallMs: 0, executes: 0, recordUpdates: 0, sqliteTransactions: 0, sqliteAttempts: 0, redisCommands: 0, executeStartedAt: 0, reserveStartedAt: 0, reserveEndedAt: 0, sqliteByWhat: {}, monotonicUs: {}, spans: {} };
 
 /** Epoch ms of the first call of an async method, and of its end. */
 function stamp(prototype, method, started, ended) {
 	const original = prototype[method];
 	prototype[method] = async function (...args) {
-		if (!figures[started]) figures[started] = performance.timeOrigin + performance.now();
+		if (!figures[started]) {
+			figures[started] = performance.timeOrigin + performance.now();
+			figures.monotonicUs[started] = Number(process.hrtime.bigint() / 1000n);
+		}
 		try {
 			return await original.apply(this, args);
 		} finally {
-			if (!figures[ended]) figures[ended] = performance.timeOrigin + performance.now();
+			if (!figures[ended]) {
+				figures[ended] = performance.timeOrigin + performance.now();
+				figures.monotonicUs[ended] = Number(process.hrtime.bigint() / 1000n);
+			}
+		}
+	};
+}
+
+/** Sums an async method's wall time into figures.spans[name]: [calls, total ms]. */
+function span(prototype, method, name) {
+	const original = prototype[method];
+	prototype[method] = async function (...args) {
+		const started = performance.now();
+		try {
+			return await original.apply(this, args);
+		} finally {
+			const entry = (figures.spans[name] ??= [0, 0]);
+			entry[0]++;
+			entry[1] += performance.now() - started;
 		}
 	};
 }
@@ -69,6 +90,7 @@ function timedNode(Original) {
 				const cpu = process.threadCpuUsage ? process.threadCpuUsage() : process.cpuUsage();
 				const started = performance.now();
 				figures.executeStartedAt = performance.timeOrigin + started;
+				figures.monotonicUs.executeStartedAt = Number(process.hrtime.bigint() / 1000n);
 				try {
 					return await execute.apply(this, callArgs);
 				} finally {
@@ -76,6 +98,7 @@ function timedNode(Original) {
 					figures.executeCpuMs += (used.user + used.system) / 1000;
 					figures.executeWallMs += performance.now() - started;
 					figures.executes++;
+					figures.monotonicUs.executeEndedAt = Number(process.hrtime.bigint() / 1000n);
 					if (profiler) await profiler.stop();
 				}
 			};
@@ -93,6 +116,7 @@ Module.prototype.load = function (filename) {
 	else if (file === 'shared/store/sendRecords/sendRecords.js') {
 		count(this.exports.SendRecords.prototype, 'update', 'recordUpdates');
 		stamp(this.exports.SendRecords.prototype, 'reserve', 'reserveStartedAt', 'reserveEndedAt');
+		if (process.env.DGW_BULK_SPANS) span(this.exports.SendRecords.prototype, 'claim', 'claim');
 	}
 	else if (file === 'shared/store/sqliteStore.js') {
 		// `use` once per transaction asked for; `attempt` again each time the file was busy (locked by another connection).
@@ -116,9 +140,29 @@ Module.prototype.load = function (filename) {
 			}
 		};
 	}
+	else if (file === 'shared/transport/gatewayClient.js' && process.env.DGW_BULK_SPANS) span(this.exports.GatewayClient.prototype, 'call', 'gatewayCall');
+	else if (file === 'shared/store/redis/connection.js' && process.env.DGW_BULK_SPANS) {
+		const runScript = this.exports.SharedRedis.prototype.runScript;
+		this.exports.SharedRedis.prototype.runScript = async function (script, keys, ...rest) {
+			const started = performance.now();
+			try {
+				return await runScript.call(this, script, keys, ...rest);
+			} finally {
+				const entry = (figures.spans[`script ${script.keyCount}`] ??= [0, 0]);
+				entry[0]++;
+				entry[1] += performance.now() - started;
+			}
+		};
+	}
+	else if (file === 'shared/store/redisStore.js' && process.env.DGW_BULK_SPANS) {
+		span(this.exports.RedisDurableStore.prototype, 'update', 'redisUpdate');
+		count(this.exports.RedisDurableStore.prototype, 'call', 'redisCommands');
+	}
 	else if (file === 'shared/store/redisStore.js') count(this.exports.RedisDurableStore.prototype, 'call', 'redisCommands');
 };
 
 process.on('exit', () => {
 	if (out) writeFileSync(out, JSON.stringify(figures));
+	// Beside a profile, the phases' times, to split it by phase.
+	if (profileFile) writeFileSync(`${profileFile}.probe.json`, JSON.stringify(figures));
 });

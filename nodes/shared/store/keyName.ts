@@ -24,7 +24,7 @@ export const NAME_PREFIX = 'dgw:~';
  * on Node 24; a send names about 30 keys), and the last names of texts that recur within one store
  * update (a number's tag on each of its writes, a group's hash on each key of the group).
  */
-let naming: { secret: NameSecret; key: KeyObject; tags: Map<string, string>; groups: Map<string, string> } | undefined;
+let naming: { secret: NameSecret; key: KeyObject; tags: Map<string, string>; groups: Map<string, string>; check?: string } | undefined;
 function namingNow() {
 	const secret = nameSecret();
 	// Stryker disable next-line ConditionalExpression: made again every time, the names are the same (only slower); a changed secret is tested.
@@ -74,7 +74,11 @@ export function valueTag(key: string): string {
  * differently, not see them, and could send a message again. It is refused instead (keyMismatch).
  */
 export const KEY_CHECK_NAME = `${NAME_PREFIX}key-check`;
-export const keyCheck = () => keyedHash('key-check');
+export function keyCheck(): string {
+	const now = namingNow();
+	// Asked by every Redis update: hashed once per secret.
+	return (now.check ??= keyedHash('key-check'));
+}
 export function keyMismatch(store: string): string {
 	return (
 		`${store} is used by n8n processes with another encryption key than this one's (from ${nameSecret().source}): the records they keep are invisible here, so nothing is sent. ` +

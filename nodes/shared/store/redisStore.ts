@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { sleep } from 'n8n-workflow';
 
@@ -125,7 +125,8 @@ export class RedisDurableStore implements DurableStore {
 		const legacy = keys.map(legacyKeyName);
 		const indexOf = new Map<string, number>();
 		keys.forEach((key, index) => indexOf.has(key) || indexOf.set(key, index + 1));
-		const token = randomBytes(12).toString('base64url');
+		// Only told apart from other updates' tokens; randomUUID draws from a pool, randomBytes asks the system each time.
+		const token = randomUUID();
 		// A guess of every key is tried first: the script below writes only if it was right.
 		let guessed = guess?.values.length === keys.length ? guess : undefined;
 		let conflicts = 0;
