@@ -90,3 +90,19 @@ describe('the Send bill counts segments with the catalogue (SMS 1.4)', () => {
 		expect(uncapped.json()[0]).toMatchObject({ segments: 1 });
 	});
 });
+
+describe('the texts a batch reads once (plan.ts, knownTexts.ts)', () => {
+	it('items whose Template Content differs by expression are each counted with their own text', async () => {
+		const short = `您的验证码是\${code}`;
+		const result = await runSms(
+			{ ...sendParameters(emulator), sendOptions: { signatureText: '【示例】', templateContent: '={{ $json.text }}' }, variablesInput: 'json', variablesJson: '={{ JSON.stringify({ code: "1234" }) }}' },
+			[
+				{ phone: '13900036011', text: short },
+				{ phone: '13900036012', text: LONG },
+				{ phone: '13900036013', text: short },
+			],
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.json().map((item) => item.segments)).toEqual([1, 2, 1]);
+	});
+});

@@ -34,7 +34,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	const run = await openSendRun(this);
 	const batch = runForEachItem(this, {
 		concurrency: run.client.settings.limiter.maxConcurrent,
-		plan: async (itemIndex) => await planSend(run, itemIndex),
+		plan: (itemIndex) => planSend(run, itemIndex),
 		beforeCalls: async (plans) => await refuseOptedOutThenReserve(run, plans, async (rest) => await reserveSends(run, rest)),
 		execute: async (plan) => await sendItem(run, plan),
 		output: (outcome, _plan, itemIndex) => presentSend(run, outcome, itemIndex),

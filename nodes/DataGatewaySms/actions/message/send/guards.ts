@@ -123,20 +123,25 @@ const clockOfRun = new WeakMap<GuardedRun, Promise<number>>();
  * says when the window opens; its `details` (errorItems.ts) carry `opensAt` for a Wait node.
  * Returns the window, which each message's claim checks again as it leaves.
  */
-export async function refuseOutsideWindow(run: GuardedRun, itemIndex: number, sendOptions: IDataObject): Promise<SendWindow | undefined> {
+export function refuseOutsideWindow(run: GuardedRun, itemIndex: number, sendOptions: IDataObject): SendWindow | undefined | Promise<SendWindow | undefined> {
 	const reading = readSendWindow(sendOptions, run.node.typeVersion);
 	if (reading.problem) throw inputError(run.ctx.getNode(), itemIndex, reading.problem.field, reading.problem.problem, reading.problem.fix);
-	if (!reading.window) return undefined;
+	// Without a window, at once: a batch's checks take no turn of the event loop for it.
+	return reading.window ? insideWindow(run, itemIndex, reading.window) : undefined;
+}
+
+/** The window checked against the store's clock, read once per run. */
+async function insideWindow(run: GuardedRun, itemIndex: number, window: SendWindow): Promise<SendWindow> {
 	let now = clockOfRun.get(run);
 	if (!now) clockOfRun.set(run, (now = run.records.store.now()));
 	const nowMs = await now.catch((error: unknown) => {
 		const reason = error instanceof Error ? error.message : String(error);
 		throw inputError(run.ctx.getNode(), itemIndex, 'Send Window', `could not be checked: the clock of ${run.records.store.label} could not be read (${reason})`, 'Fix the store named, or remove Send Window from Options.');
 	});
-	const check = checkSendWindow(nowMs, reading.window);
-	if (check.inside) return reading.window;
+	const check = checkSendWindow(nowMs, window);
+	if (check.inside) return window;
 	noteSkipped(run.ctx, 'outsideWindow');
-	throw outsideWindowError(run.node, itemIndex, reading.window, check);
+	throw outsideWindowError(run.node, itemIndex, window, check);
 }
 
 function outsideWindowError(node: INode, itemIndex: number, window: SendWindow, check: Extract<ReturnType<typeof checkSendWindow>, { inside: false }>): NodeOperationError {

@@ -3,16 +3,16 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 import { checkMobileNumber } from '../../../../shared/checks/phone';
 import { checkGatewayId, checkVariables, checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../../shared/checks/sms';
 import { inputError } from '../../../../shared/errors/failures';
-import { signatureSchema, templateSchema } from '../../../../shared/gateway/schemas/sms';
 import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
 import { REVIEW_STATUS, REVIEW_STATUS_LABELS } from '../../../../shared/gateway/catalog';
-import { runKey, sharedAnswer } from '../../../../shared/state/executionMemory';
+import { runKey } from '../../../../shared/state/executionMemory';
 import { readTemplateVariables } from '../templateVariables';
 import { idValue, isPicked } from '../../catalogue/pickByName';
 import { ItemParameters } from '../../../../shared/n8n/parameters';
-import { catalogueTexts } from './catalogueTexts';
 import { contentRefusalText, refuseOutsideWindow } from './guards';
+import { textsOf, type KnownTexts } from './knownTexts';
 import { skipsNotLeaving } from './leaving';
+import type { SendWindow } from '../../../../shared/checks/sendWindow';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number, parameters: ItemParameters): Record<string, string> {
@@ -104,83 +104,6 @@ function changedParts(earlier: SmsRequest, now: SmsRequest): string[] {
 	return changed;
 }
 
-interface KnownTexts {
-	signature?: string;
-	template?: string;
-	/** Where the texts came from, said in the spending-cap check. */
-	from?: 'options' | 'gateway' | 'catalogue';
-	/** Set when the user asked to read the signature and template (their review is then checked too). */
-	read?: { signatureStatus?: number | null; templateStatus?: number | null; templateError?: string | null; signatureError?: string | null };
-}
-
-/** A free query, asked once per execution and credential: the answer is shared by every item. */
-function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
-	return sharedAnswer(run.memory.answers, key, run.runId, load).answer;
-}
-
-async function readTexts(run: SendRun, signId: number, templateId: number) {
-	const { client, options } = run;
-	const signatureParams = { id: String(signId) };
-	const templateParams = { id: String(templateId) };
-	return await Promise.all([
-		askOnce(run, client.questionKey('signatureGet', signatureParams), async () => (await client.call('signatureGet', signatureParams, signatureSchema, options)).data),
-		askOnce(run, client.questionKey('templateGet', templateParams), async () => (await client.call('templateGet', templateParams, templateSchema, options)).data),
-	]);
-}
-
-/**
- * Signature and template text: read from the gateway when asked to, otherwise from the options.
- * With a spending cap and either text unknown they are read too (free queries), so that the cap
- * counts every segment of a long message rather than one per SMS. Otherwise (SMS 1.4) what the
- * catalogue holds fills the output's segments and the bill.
- */
-async function knownTexts(run: SendRun, itemIndex: number, signId: number, templateId: number): Promise<KnownTexts> {
-	const sendOptions = run.parameters.get<IDataObject>('sendOptions', itemIndex, {});
-	if (sendOptions.readTemplate === true) {
-		const [signature, template] = await readTexts(run, signId, templateId);
-		return {
-			signature: signature.name ?? undefined,
-			template: template.content ?? undefined,
-			from: 'gateway',
-			read: { signatureStatus: signature.status, signatureError: signature.error, templateStatus: template.status, templateError: template.error },
-		};
-	}
-	const given: KnownTexts = {
-		signature: (sendOptions.signatureText as string) || undefined,
-		template: (sendOptions.templateContent as string) || undefined,
-		from: 'options',
-	};
-	// Refuse Content Warnings checks the message as sent, so it needs the texts as the cap and budgets do.
-	const needs = run.meter.limited ? 'the spending cap and budgets need the message length' : sendOptions.refuseContentWarnings === true ? 'Refuse Content Warnings needs the message text' : undefined;
-	if (given.signature !== undefined && given.template !== undefined) return given;
-	// From SMS 1.5 the forbidden-content check wants the template's text (an approved signature holds no link); unread, it checks what is known (planSend).
-	const wanted = needs === undefined && skipsNotLeaving(run.node) && given.template === undefined;
-	if (needs === undefined && !wanted) return await fromCatalogue(run, given, signId, templateId);
-	try {
-		const [signature, template] = await readTexts(run, signId, templateId);
-		return { signature: given.signature ?? (signature.name || undefined), template: given.template ?? (template.content || undefined), from: 'gateway' };
-	} catch (error) {
-		if (wanted) return await fromCatalogue(run, given, signId, templateId);
-		throw new NodeOperationError(
-			run.ctx.getNode(),
-			`Item ${itemIndex + 1}: ${needs}, and the signature ${signId} or template ${templateId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
-			{
-				description:
-					'The message was not sent. Check the Signature ID and Template ID, or give Signature Text and Template Content in Options so the texts are known without reading them.',
-				itemIndex,
-			},
-		);
-	}
-}
-
-/** Only shown in the output and bill: the catalogue's text may be stale, so money is never counted by it. */
-async function fromCatalogue(run: SendRun, given: KnownTexts, signId: number, templateId: number): Promise<KnownTexts> {
-	const held = await catalogueTexts(run, signId, templateId);
-	const filled = { signature: given.signature ?? held.signature, template: given.template ?? held.template };
-	const fromCatalogue = (given.signature === undefined && held.signature !== undefined) || (given.template === undefined && held.template !== undefined);
-	return { ...filled, from: fromCatalogue ? 'catalogue' : 'options' };
-}
-
 export function notApprovedProblem(id: number, status: number | null | undefined, reason: string | null | undefined): string | undefined {
 	if (status === undefined || status === null || status === REVIEW_STATUS.approved) return undefined;
 	const label = REVIEW_STATUS_LABELS[String(status)] ?? `in status ${status}`;
@@ -226,12 +149,23 @@ function planFromEarlier(run: SendRun, itemIndex: number, key: string, earlier: 
 	};
 }
 
+/** What an item's checks read before its texts: its key in the run, request, options and Send Window. */
+interface ItemRead {
+	itemIndex: number;
+	key: string;
+	request: SmsRequest;
+	variables: Record<string, string>;
+	sendOptions: IDataObject;
+	window: SendWindow | undefined;
+}
+
 /**
  * Reads and checks one item's send, in item order, before anything is paid: its Reference, the
- * number, the variables, and the template's placeholders and approval when known.
+ * number, the variables, and the template's placeholders and approval when known. At once when
+ * nothing is to be waited for (no window's clock, texts the run knows), else once it is.
  */
-export async function planSend(run: SendRun, itemIndex: number): Promise<SendPlan> {
-	const { ctx, client, memory } = run;
+export function planSend(run: SendRun, itemIndex: number): SendPlan | Promise<SendPlan> {
+	const { ctx, memory } = run;
 	run.deliveries.readReference(itemIndex, run.parameters);
 	// Found by node, run index and item: on a retry the expressions may give another request.
 	const key = runKey(ctx, itemIndex, 'smsSend', run.node.name);
@@ -240,10 +174,22 @@ export async function planSend(run: SendRun, itemIndex: number): Promise<SendPla
 
 	const { request, variables } = readRequest(ctx, itemIndex, run.parameters);
 	const sendOptions = run.parameters.get<IDataObject>('sendOptions', itemIndex, {});
-	const window = await refuseOutsideWindow(run, itemIndex, sendOptions);
+	const window = refuseOutsideWindow(run, itemIndex, sendOptions);
+	const read = (open: SendWindow | undefined): ItemRead => ({ itemIndex, key, request, variables, sendOptions, window: open });
+	return window instanceof Promise ? window.then(async (open) => await withTexts(run, read(open))) : withTexts(run, read(window));
+}
+
+function withTexts(run: SendRun, item: ItemRead): SendPlan | Promise<SendPlan> {
+	const texts = textsOf(run, item.itemIndex, item.request.signId, item.request.templateId, item.sendOptions);
+	return texts instanceof Promise ? texts.then((known) => checkedPlan(run, item, known)) : checkedPlan(run, item, texts);
+}
+
+/** The checks that need the texts: approval, the template's variables, the content; then the plan. */
+function checkedPlan(run: SendRun, item: ItemRead, texts: KnownTexts): SendPlan {
+	const { ctx, client } = run;
+	const { itemIndex, key, request, variables, sendOptions, window } = item;
 	const { signId, templateId } = request;
 	const message = messageFingerprint({ account: client.accountKey, ...request });
-	const texts = await knownTexts(run, itemIndex, signId, templateId);
 	const size = texts.signature !== undefined && texts.template !== undefined ? messageSize(texts.signature, renderTemplate(texts.template, variables)) : undefined;
 
 	const refuse = (field: string, problem: string, fix: string) =>
