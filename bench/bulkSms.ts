@@ -121,7 +121,7 @@ function floorWorkflow(id: string, prefix: string, count: number) {
 }
 
 type PrintedRun = { data: { resultData: { runData: Record<string, Array<{ startTime: number; executionTime: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } };
-type ProbeFigures = { spans?: Record<string, [number, number]>; usageMs: number; sqliteByWhat: Record<string, number>; executeCpuMs: number; executes: number; executeStartedAt: number; reserveStartedAt: number; reserveEndedAt: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
+type ProbeFigures = { spans?: Record<string, [number, number]>; sendLagMs?: Record<string, number>; usageMs: number; sqliteByWhat: Record<string, number>; executeCpuMs: number; executes: number; executeStartedAt: number; reserveStartedAt: number; reserveEndedAt: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
 
 /** BULK_PROFILE=<folder>: each run's node profiled into <folder>/<workflow id>.cpuprofile (see bench/profile.ts for a summary). */
 function profileEnv(id: string): NodeJS.ProcessEnv {
@@ -206,7 +206,7 @@ async function runOne(runtime: Runtime, userFolder: string, emulator: EmulatorPr
 	if (!send) throw new Error(`${id}: no run of the Send node in the execution`);
 	const items = send.data?.main?.[0] ?? [];
 	const probe = JSON.parse(readFileSync(probeOut, 'utf8')) as ProbeFigures;
-	if (process.env.BULK_SPANS) console.log(id, 'spans [calls, total ms]:', JSON.stringify(probe.spans));
+	if (process.env.BULK_SPANS) console.log(id, 'spans [calls, total ms]:', JSON.stringify(probe.spans), 'event-loop delay while sending (ms):', JSON.stringify(probe.sendLagMs));
 	if (probe.executes !== 1) throw new Error(`${id}: the probe saw ${probe.executes} runs of the SMS node`);
 	const ledger = await emulator.ledger();
 	const sends = ledger.calls.filter((call) => call.kind === 'call' && call.path === '/sms/send').map((call) => call.at);

@@ -34,6 +34,7 @@ function stamp(prototype, method, started, ended) {
 			if (!figures[ended]) {
 				figures[ended] = performance.timeOrigin + performance.now();
 				figures.monotonicUs[ended] = Number(process.hrtime.bigint() / 1000n);
+				if (ended === 'reserveEndedAt' && process.env.DGW_BULK_SPANS) startLag();
 			}
 		}
 	};
@@ -52,6 +53,19 @@ function span(prototype, method, name) {
 			entry[1] += performance.now() - started;
 		}
 	};
+}
+
+/** With DGW_BULK_SPANS, n8n's event-loop delay while the sends go out (from the reserve's end to the node's). */
+let lag;
+function startLag() {
+	lag = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 });
+	lag.enable();
+}
+function stopLag() {
+	if (!lag) return;
+	lag.disable();
+	figures.sendLagMs = { mean: lag.mean / 1e6, p50: lag.percentile(50) / 1e6, p90: lag.percentile(90) / 1e6, p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
+	lag = undefined;
 }
 
 function count(prototype, method, figure) {
@@ -99,6 +113,7 @@ function timedNode(Original) {
 					figures.executeWallMs += performance.now() - started;
 					figures.executes++;
 					figures.monotonicUs.executeEndedAt = Number(process.hrtime.bigint() / 1000n);
+					stopLag();
 					if (profiler) await profiler.stop();
 				}
 			};
