@@ -6,11 +6,7 @@ import { catalogueTexts } from './catalogueTexts';
 import { skipsNotLeaving } from './leaving';
 import type { SendRun } from './sendRun';
 
-/**
- * The signature and template texts an item's checks read (plan.ts): from the node's options, the
- * gateway (free queries, asked once per execution) or the catalogue.
- */
-
+/** The signature and template texts an item's checks read (plan.ts): from the node's options, the gateway (free queries, asked once per execution) or the catalogue. */
 export interface KnownTexts {
 	signature?: string;
 	template?: string;
@@ -86,7 +82,6 @@ async function fromCatalogue(run: SendRun, given: KnownTexts, signId: number, te
 	const fromCatalogue = (given.signature === undefined && held.signature !== undefined) || (given.template === undefined && held.template !== undefined);
 	return { ...filled, from: fromCatalogue ? 'catalogue' : 'options' };
 }
-
 
 /** Each run's texts once known, by signature and template, for the options object they were read with. */
 const knownOfRun = new WeakMap<SendRun, Map<string, { sendOptions: IDataObject; texts: KnownTexts }>>();

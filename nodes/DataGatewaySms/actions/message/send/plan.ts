@@ -1,6 +1,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { checkMobileNumber } from '../../../../shared/checks/phone';
+import type { SendWindow } from '../../../../shared/checks/sendWindow';
 import { checkGatewayId, checkVariables, checkVariablesAgainstTemplate, messageSize, renderTemplate } from '../../../../shared/checks/sms';
 import { inputError } from '../../../../shared/errors/failures';
 import { messageFingerprint } from '../../../../shared/store/sendRecords/rules';
@@ -12,7 +13,6 @@ import { ItemParameters } from '../../../../shared/n8n/parameters';
 import { contentRefusalText, refuseOutsideWindow } from './guards';
 import { textsOf, type KnownTexts } from './knownTexts';
 import { skipsNotLeaving } from './leaving';
-import type { SendWindow } from '../../../../shared/checks/sendWindow';
 import type { SendPlan, SendRun, SentRequest, SmsRequest } from './sendRun';
 
 function readVariables(ctx: IExecuteFunctions, itemIndex: number, parameters: ItemParameters): Record<string, string> {

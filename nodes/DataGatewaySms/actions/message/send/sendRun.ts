@@ -21,7 +21,8 @@ import { BatchOutcomes } from './outcomes';
 
 /**
  * What every step of one run of Send (and Send and Check Delivery) reads, and its opening. The
- * steps, in the order the operations call them, one file each: plan.ts reads and checks each item;
+ * steps, in the order the operations call them, one file each: plan.ts reads and checks each item
+ * (the signature and template texts it checks with: knownTexts.ts);
  * reserve.ts takes the send records (repeats, per-number limits) and checks the spending cap;
  * send.ts sends once per item (noting in outcomes.ts what went out); finish.ts marks what was
  * sent, releases what never started and names what a failure left behind. Send and Check Delivery
