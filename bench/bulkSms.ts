@@ -123,13 +123,17 @@ function floorWorkflow(id: string, prefix: string, count: number) {
 type PrintedRun = { data: { resultData: { runData: Record<string, Array<{ startTime: number; executionTime: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }>> } }>> } } };
 type ProbeFigures = { spans?: Record<string, [number, number]>; sendLagMs?: Record<string, number>; usageMs: number; sqliteByWhat: Record<string, number>; executeCpuMs: number; executes: number; executeStartedAt: number; reserveStartedAt: number; reserveEndedAt: number; recordUpdates: number; sqliteTransactions: number; sqliteAttempts: number; redisCommands: number };
 
-/** BULK_PROFILE=<folder>: each run's node profiled into <folder>/<workflow id>.cpuprofile (see bench/profile.ts for a summary). */
+/**
+ * BULK_PROFILE=<folder>: each run's node profiled into <folder>/<workflow id>.cpuprofile (see
+ * bench/profile.ts for a summary), the probe's figures beside it. BULK_SPANS=1: the probe's round
+ * trips and event-loop delay printed for each run (bench/bulkSmsProbe.cjs).
+ */
 function profileEnv(id: string): NodeJS.ProcessEnv {
 	const folder = process.env.BULK_PROFILE;
-	if (process.env.BULK_SPANS) return { DGW_BULK_SPANS: '1' };
-	if (!folder) return {};
+	const spans = process.env.BULK_SPANS ? { DGW_BULK_SPANS: '1' } : {};
+	if (!folder) return spans;
 	mkdirSync(folder, { recursive: true });
-	return { DGW_BULK_PROFILE: join(folder, `${id}.cpuprofile`) };
+	return { ...spans, DGW_BULK_PROFILE: join(folder, `${id}.cpuprofile`) };
 }
 
 /**

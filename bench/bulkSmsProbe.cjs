@@ -9,7 +9,10 @@
  *   the SQLite store's transactions (and its tries of them while the file was busy) and the Redis
  *   store's commands, to count the store round trips.
  * Writes the figures as JSON to DGW_BULK_PROBE_OUT when the process exits. With DGW_BULK_PROFILE
- * set to a file name, the node's run is also profiled (node:inspector, as --cpu-prof) into that file.
+ * set to a file name, the node's run is also profiled (node:inspector, as --cpu-prof) into that file,
+ * and the figures are written beside it (their monotonicUs stamps split the profile by phase). With
+ * DGW_BULK_SPANS set, it also sums the round trips of the claims, the paid calls, the Redis store's
+ * updates and each Redis script (by its key count), and n8n's event-loop delay while the sends go out.
  * Plain CommonJS: it runs inside n8n's own Node, before any loader.
  */
 const Module = require('node:module');
@@ -40,7 +43,7 @@ function stamp(prototype, method, started, ended) {
 	};
 }
 
-/** Sums an async method's wall time into figures.spans[name]: [calls, total ms]. */
+/** Sums an async method's wall time into figures.spans[name]: [calls, total ms]; `name` may be made from the call's arguments. */
 function span(prototype, method, name) {
 	const original = prototype[method];
 	prototype[method] = async function (...args) {
@@ -48,7 +51,7 @@ function span(prototype, method, name) {
 		try {
 			return await original.apply(this, args);
 		} finally {
-			const entry = (figures.spans[name] ??= [0, 0]);
+			const entry = (figures.spans[typeof name === 'function' ? name(...args) : name] ??= [0, 0]);
 			entry[0]++;
 			entry[1] += performance.now() - started;
 		}
@@ -156,19 +159,7 @@ Module.prototype.load = function (filename) {
 		};
 	}
 	else if (file === 'shared/transport/gatewayClient.js' && process.env.DGW_BULK_SPANS) span(this.exports.GatewayClient.prototype, 'call', 'gatewayCall');
-	else if (file === 'shared/store/redis/connection.js' && process.env.DGW_BULK_SPANS) {
-		const runScript = this.exports.SharedRedis.prototype.runScript;
-		this.exports.SharedRedis.prototype.runScript = async function (script, keys, ...rest) {
-			const started = performance.now();
-			try {
-				return await runScript.call(this, script, keys, ...rest);
-			} finally {
-				const entry = (figures.spans[`script ${script.keyCount}`] ??= [0, 0]);
-				entry[0]++;
-				entry[1] += performance.now() - started;
-			}
-		};
-	}
+	else if (file === 'shared/store/redis/connection.js' && process.env.DGW_BULK_SPANS) span(this.exports.SharedRedis.prototype, 'runScript', (script) => `script ${script.keyCount}`);
 	else if (file === 'shared/store/redisStore.js' && process.env.DGW_BULK_SPANS) {
 		span(this.exports.RedisDurableStore.prototype, 'update', 'redisUpdate');
 		count(this.exports.RedisDurableStore.prototype, 'call', 'redisCommands');

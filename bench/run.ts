@@ -298,6 +298,7 @@ async function focusedOnly(names: string[]) {
 /**
  * BENCH_ONLY=bulkSms: only Bulk SMS in real n8n, spliced into the existing report. BULK_SIZES=1000
  * and BULK_STORES=SQLite narrow it for trying a change; a narrowed run is printed, not written.
+ * BULK_PROFILE=<folder> and BULK_SPANS=1 say where the time goes (bench/bulkSms.ts profileEnv).
  */
 async function bulkOnly() {
 	const emulator = await startEmulatorProcess();
