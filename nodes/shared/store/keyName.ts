@@ -75,9 +75,9 @@ export function valueTag(key: string): string {
  */
 export const KEY_CHECK_NAME = `${NAME_PREFIX}key-check`;
 export function keyCheck(): string {
-	const now = namingNow();
+	const current = namingNow();
 	// Asked by every Redis update: hashed once per secret.
-	return (now.check ??= keyedHash('key-check'));
+	return (current.check ??= keyedHash('key-check'));
 }
 export function keyMismatch(store: string): string {
 	return (

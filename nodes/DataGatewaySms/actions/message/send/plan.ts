@@ -176,7 +176,7 @@ export function planSend(run: SendRun, itemIndex: number): SendPlan | Promise<Se
 	const sendOptions = run.parameters.get<IDataObject>('sendOptions', itemIndex, {});
 	const window = refuseOutsideWindow(run, itemIndex, sendOptions);
 	const read = (open: SendWindow | undefined): ItemRead => ({ itemIndex, key, request, variables, sendOptions, window: open });
-	return window instanceof Promise ? window.then(async (open) => await withTexts(run, read(open))) : withTexts(run, read(window));
+	return window instanceof Promise ? window.then((open) => withTexts(run, read(open))) : withTexts(run, read(window));
 }
 
 function withTexts(run: SendRun, item: ItemRead): SendPlan | Promise<SendPlan> {
