@@ -53,5 +53,6 @@ module.exports = {
 		'<rootDir>/test/unit/keyName.test.ts',
 		'<rootDir>/test/unit/erasePhoneSteps.test.ts',
 		'<rootDir>/test/unit/sqlite-sweep.test.ts',
+		'<rootDir>/test/unit/knownTexts.test.ts',
 	],
 };

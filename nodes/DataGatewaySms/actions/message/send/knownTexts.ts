@@ -1,4 +1,5 @@
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
+import type { z } from 'zod/v4';
 
 import { signatureSchema, templateSchema } from '../../../../shared/gateway/schemas/sms';
 import { sharedAnswer } from '../../../../shared/state/executionMemory';
@@ -10,25 +11,21 @@ import type { SendRun } from './sendRun';
 export interface KnownTexts {
 	signature?: string;
 	template?: string;
-	/** Where the texts came from, said in the spending-cap check. */
+	/** Where the texts came from when both are known (an item's length), said in the spending-cap check. */
 	from?: 'options' | 'gateway' | 'catalogue';
 	/** Set when the user asked to read the signature and template (their review is then checked too). */
 	read?: { signatureStatus?: number | null; templateStatus?: number | null; templateError?: string | null; signatureError?: string | null };
 }
 
-/** A free query, asked once per execution and credential: the answer is shared by every item. */
-function askOnce<T>(run: SendRun, key: string, load: () => Promise<T>): Promise<T> {
-	return sharedAnswer(run.memory.answers, key, run.runId, load).answer;
+/** A free query (signature or template by ID), asked once per execution and credential: the answer is shared by every item. */
+async function askOnce<Schema extends typeof signatureSchema>(run: SendRun, operation: 'signatureGet' | 'templateGet', id: number, schema: Schema): Promise<z.output<Schema>> {
+	const params = { id: String(id) };
+	const load = async (): Promise<z.output<Schema>> => (await run.client.call(operation, params, schema, run.options)).data;
+	return await sharedAnswer(run.memory.answers, run.client.questionKey(operation, params), run.runId, load).answer;
 }
 
 async function readTexts(run: SendRun, signId: number, templateId: number) {
-	const { client, options } = run;
-	const signatureParams = { id: String(signId) };
-	const templateParams = { id: String(templateId) };
-	return await Promise.all([
-		askOnce(run, client.questionKey('signatureGet', signatureParams), async () => (await client.call('signatureGet', signatureParams, signatureSchema, options)).data),
-		askOnce(run, client.questionKey('templateGet', templateParams), async () => (await client.call('templateGet', templateParams, templateSchema, options)).data),
-	]);
+	return await Promise.all([askOnce(run, 'signatureGet', signId, signatureSchema), askOnce(run, 'templateGet', templateId, templateSchema)]);
 }
 
 /**
@@ -78,9 +75,8 @@ async function knownTexts(run: SendRun, itemIndex: number, signId: number, templ
 /** Only shown in the output and bill: the catalogue's text may be stale, so money is never counted by it. */
 async function fromCatalogue(run: SendRun, given: KnownTexts, signId: number, templateId: number): Promise<KnownTexts> {
 	const held = await catalogueTexts(run, signId, templateId);
-	const filled = { signature: given.signature ?? held.signature, template: given.template ?? held.template };
-	const fromCatalogue = (given.signature === undefined && held.signature !== undefined) || (given.template === undefined && held.template !== undefined);
-	return { ...filled, from: fromCatalogue ? 'catalogue' : 'options' };
+	// Both known here means at least one is the catalogue's: with both given, knownTexts returned before.
+	return { signature: given.signature ?? held.signature, template: given.template ?? held.template, from: 'catalogue' };
 }
 
 /** Each run's texts once known, by signature and template, for the options object they were read with. */
