@@ -416,17 +416,61 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		expect(store.updates.length).toBe(before + 1);
 	});
 
-	it('on Redis every mark waits for the end: a group would hold the server the next claims wait for', async () => {
+	it("on Redis sends ride in the next claims' update, each once (a group of their own would hold the server the claims wait for); the end marks only the rest", async () => {
 		const store = new ScriptedStore('redis');
 		const nodeRun = recordsOn(store);
 		await nodeRun.reserve(items(60).map((itemIndex) => send(itemIndex)));
-		for (const itemIndex of items(60)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		for (const itemIndex of items(10)) expect(await nodeRun.claim(itemIndex)).toBe('go');
 		const before = store.updates.length;
-		sentSoon(nodeRun, items(60));
+		sentSoon(nodeRun, items(10));
 		await tick();
 		expect(store.updates.length).toBe(before);
+		expect(await nodeRun.claim(10)).toBe('go');
+		expect(store.updates[before].keys).toEqual(expect.arrayContaining([sendKey(10), ...items(10).map((itemIndex) => sendKey(itemIndex))]));
+		expect(await nodeRun.claim(11)).toBe('go');
+		expect(store.updates[before + 1].keys).not.toContain(sendKey(0));
+		for (const itemIndex of items(60).slice(12)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		const atEnd = store.updates.length;
+		sentSoon(nodeRun, items(60).slice(10));
 		expect(await nodeRun.markSent(taskIds(items(60)))).toBeUndefined();
-		expect(markedKeys(store, before)).toContain(sendKey(0));
+		expect(markedKeys(store, atEnd)).not.toContain(sendKey(0));
+		expect(markedKeys(store, atEnd)).toEqual(expect.arrayContaining([sendKey(10), sendKey(59)]));
+		const again = await recordsOn(store).reserve([send(0), send(9), send(59)]);
+		expect([...again.values()].map((decision) => 'taskId' in decision && decision.taskId)).toEqual(['task-0', 'task-9', 'task-59']);
+	});
+
+	it("on Redis a claims' update carries its own items and as many waiting sends as fill it to 50; the rest wait", async () => {
+		const store = new ScriptedStore('redis');
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve(items(61).map((itemIndex) => send(itemIndex)));
+		for (const itemIndex of items(60)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		sentSoon(nodeRun, items(60));
+		const before = store.updates.length;
+		expect(await nodeRun.claim(60)).toBe('go');
+		expect(store.updates[before].keys).toEqual(expect.arrayContaining([sendKey(60), sendKey(0), sendKey(48)]));
+		expect(store.updates[before].keys).not.toContain(sendKey(49));
+		expect(await nodeRun.markSent(taskIds(items(61)))).toBeUndefined();
+		const atEnd = markedKeys(store, before + 1);
+		expect(atEnd).toEqual(expect.arrayContaining([sendKey(49), sendKey(60)]));
+		expect(atEnd).not.toContain(sendKey(48));
+	});
+
+	it("on Redis sends that rode in a failed claims' update are marked at the end, and never released with the claim", async () => {
+		const store = new ScriptedStore('redis');
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve(items(6).map((itemIndex) => send(itemIndex)));
+		for (const itemIndex of items(5)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		sentSoon(nodeRun, items(5));
+		store.script = ['lose', 'refuse', 'refuse'];
+		jest.useFakeTimers();
+		const failedClaim = failureOf(nodeRun.claim(5));
+		await jest.advanceTimersByTimeAsync(1_000);
+		expect(await failedClaim).toMatchObject({ name: 'RecordsFailure' });
+		const atEnd = store.updates.length;
+		expect(await nodeRun.markSent(taskIds(items(5)))).toBeUndefined();
+		expect(markedKeys(store, atEnd)).toEqual(expect.arrayContaining(items(5).map((itemIndex) => sendKey(itemIndex))));
+		const again = await recordsOn(store).reserve(items(6).map((itemIndex) => send(itemIndex)));
+		expect([...again.values()].map((decision) => ('taskId' in decision ? decision.taskId : decision.kind))).toEqual(['task-0', 'task-1', 'task-2', 'task-3', 'task-4', 'send']);
 	});
 
 	it('a group whose mark failed is marked at the end; a failure there still names it', async () => {

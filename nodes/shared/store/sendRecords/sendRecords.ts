@@ -210,18 +210,22 @@ export class SendRecords {
 		const items = holds.flatMap((held) => held?.keys ?? []);
 		const gates = new Map(asked.flatMap(({ itemIndex, gate }) => (gate ? [[itemIndex, gate] as const] : [])));
 		const gateKeys = [...gates.values()].flatMap((gate) => gate.keys);
+		const riders = this.store.kind === 'redis' ? this.takeMarks(ITEMS_PER_UPDATE - items.length) : new Map<ItemKeys, string | null>();
+		const together = [...items, ...riders.keys()];
 		try {
-			const claim = (values: StagedValues, item: ItemKeys): ClaimAnswer<unknown> => {
+			const claim = (values: StagedValues, item: ItemKeys): ClaimAnswer<unknown> | void => {
+				if (riders.has(item)) return decideSent(values, this.run, item, riders.get(item) ?? null);
 				const stopped = gates.get(item.itemIndex)?.stop((key) => values.current(key), values.now);
 				return stopped === undefined ? decideClaim(values, this.run, item) : { stopped };
 			};
 			// Only a send that lost its reservation meanwhile needs its counts: the rest claim without reading them.
-			const answers = await this.update(items, claim, false, gateKeys).catch(async (error: unknown) =>
-				error instanceof UnnamedKey ? await this.update(items, claim, true, gateKeys) : Promise.reject(error),
+			const answers = await this.update(together, claim, false, gateKeys).catch(async (error: unknown) =>
+				error instanceof UnnamedKey ? await this.update(together, claim, true, gateKeys) : Promise.reject(error),
 			);
+			this.marked([...riders.keys()]);
 			return holds.map((held, index) => {
 				if (!held) return { error: new Error(`Item ${itemIndexes[index] + 1} has no send reservation`) };
-				const answer = answers[items.indexOf(held.keys)];
+				const answer = answers[items.indexOf(held.keys)] as ClaimAnswer<unknown>;
 				if (answer === 'go') held.started = true;
 				else if (typeof answer !== 'object' || !('stopped' in answer)) this.held.delete(itemIndexes[index]);
 				return { value: answer };
@@ -254,27 +258,45 @@ export class SendRecords {
 	}
 
 	/**
-	 * A send the gateway took, marked together with others once `sentMarking.together` wait: while the
-	 * batch's calls wait for the gateway rather than after its last send (bench section 12). What
-	 * fails here stays unmarked, and markSent at the end marks it again. Not on Redis: a group's
-	 * script holds the server the next claims wait for, which costs the sends more than it saves.
+	 * A send the gateway took, marked while the batch's calls wait for the gateway rather than after
+	 * its last send (bench section 12): together with others once `sentMarking.together` wait, or on
+	 * Redis in the next claims' update (claimTogether), as a group's own script would hold the server
+	 * the next claims wait for. What fails here stays unmarked, and markSent at the end marks it again.
 	 */
 	markSentSoon(itemIndex: number, taskId: string | null): void {
-		if (this.store.kind === 'redis') return;
 		this.toMark.set(itemIndex, taskId);
-		if (this.toMark.size < sentMarking.together || this.marking) return;
+		if (this.store.kind === 'redis' || this.toMark.size < sentMarking.together || this.marking) return;
 		const group = new Map(this.toMark);
 		this.toMark.clear();
 		this.marking = this.markNow(group).finally(() => (this.marking = undefined));
 	}
 
+	/** Up to `room` sends waiting to be marked, taken off the wait for one claims' update. */
+	private takeMarks(room: number): Map<ItemKeys, string | null> {
+		const taken = new Map<ItemKeys, string | null>();
+		for (const [itemIndex, taskId] of this.toMark) {
+			if (taken.size >= room) break;
+			this.toMark.delete(itemIndex);
+			const keys = this.held.get(itemIndex)?.keys;
+			if (keys) taken.set(keys, taskId);
+		}
+		return taken;
+	}
+
+	/** The items' records say sent: later marks skip them, and their keys need no guess any more. */
+	private marked(items: ItemKeys[]): void {
+		this.known?.forget(keysOfItems(items));
+		for (const item of items) {
+			const held = this.held.get(item.itemIndex);
+			if (held) held.marked = true;
+		}
+	}
+
 	private async markNow(sent: Map<number, string | null>): Promise<RecordsFailure | undefined> {
-		const holds = [...sent.keys()].flatMap((itemIndex) => this.held.get(itemIndex) ?? []).filter((held) => !held.marked);
-		const items = holds.map(({ keys }) => keys);
+		const items = [...sent.keys()].flatMap((itemIndex) => this.held.get(itemIndex) ?? []).filter((held) => !held.marked).map(({ keys }) => keys);
 		try {
 			await this.inChunks(items, (values, item) => decideSent(values, this.run, item, sent.get(item.itemIndex) ?? null), false);
-			this.known?.forget(keysOfItems(items));
-			for (const held of holds) held.marked = true;
+			this.marked(items);
 			return undefined;
 		} catch (error) {
 			return recordsFailure(this.store.label, reasonOf(error), { unknown: items.map((item) => item.itemIndex) });
