@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { forgetLimiters } from '../dist/nodes/shared/testing.js';
 import { REPO_ROOT } from '../scripts/n8n-runtime';
 import { bareLoop } from './bareLoop';
-import { BULK_END, BULK_START, bulkFigure, bulkSection, bulkSmsBench, BULK_SIZES, type BulkRun, type BulkStore } from './bulkSms';
+import { BULK_END, BULK_REPEATS, BULK_START, bulkFigure, bulkSection, bulkSmsBench, BULK_SIZES, type BulkRun, type BulkStore } from './bulkSms';
 import type { Figure } from './figure';
 import { startEmulatorProcess, type EmulatorProcess } from './gateway';
 import { instructionCounts } from './instructions';
@@ -297,17 +297,18 @@ async function focusedOnly(names: string[]) {
 
 /**
  * BENCH_ONLY=bulkSms: only Bulk SMS in real n8n, spliced into the existing report. BULK_SIZES=1000
- * and BULK_STORES=SQLite narrow it for trying a change; a narrowed run is printed, not written.
- * BULK_PROFILE=<folder> and BULK_SPANS=1 say where the time goes (bench/bulkSms.ts profileEnv).
+ * and BULK_STORES=SQLite narrow it for trying a change, BULK_REPEATS=1 runs each row once; a
+ * narrowed run is printed, not written. BULK_PROFILE=<folder> and BULK_SPANS=1 say where the time goes (bench/bulkSms.ts profileEnv).
  */
 async function bulkOnly() {
 	const emulator = await startEmulatorProcess();
 	try {
 		const sizes = process.env.BULK_SIZES?.split(',').map(Number) ?? BULK_SIZES;
 		const stores = (process.env.BULK_STORES?.split(',') ?? ['SQLite', 'Redis']) as BulkStore[];
-		const runs = await section(() => bulkSmsBench(emulator, { sizes, stores }));
+		const repeats = Number(process.env.BULK_REPEATS ?? BULK_REPEATS);
+		const runs = await section(() => bulkSmsBench(emulator, { sizes, stores, repeats }));
 		for (const run of runs) console.log(bulkFigure(run));
-		if (process.env.BULK_SIZES || process.env.BULK_STORES) return;
+		if (process.env.BULK_SIZES || process.env.BULK_STORES || repeats !== BULK_REPEATS) return;
 		spliceIntoReport((stamp) => bulkSection(runs, stamp), BULK_START, BULK_END);
 	} finally {
 		await emulator.stop();
