@@ -405,15 +405,19 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		expect(second).not.toContain(sendKey(49));
 	});
 
-	it('fewer than 50 sends wait for the end, which marks them in one update', async () => {
+	it('fewer than 50 sends wait for the end, which marks them in one update; a claim meanwhile carries none of them (only on Redis)', async () => {
 		const store = new ScriptedStore();
-		const nodeRun = await claimed(store, 49);
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve(items(50).map((itemIndex) => send(itemIndex)));
+		for (const itemIndex of items(49)) expect(await nodeRun.claim(itemIndex)).toBe('go');
 		const before = store.updates.length;
 		sentSoon(nodeRun, items(49));
 		await tick();
 		expect(store.updates.length).toBe(before);
+		expect(await nodeRun.claim(49)).toBe('go');
+		expect(store.updates[before].keys).not.toContain(sendKey(0));
 		expect(await nodeRun.markSent(taskIds(items(49)))).toBeUndefined();
-		expect(store.updates.length).toBe(before + 1);
+		expect(store.updates.length).toBe(before + 2);
 	});
 
 	it("on Redis sends ride in the next claims' update, each once (a group of their own would hold the server the claims wait for); the end marks only the rest", async () => {
@@ -437,6 +441,15 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 		expect(markedKeys(store, atEnd)).toEqual(expect.arrayContaining([sendKey(10), sendKey(59)]));
 		const again = await recordsOn(store).reserve([send(0), send(9), send(59)]);
 		expect([...again.values()].map((decision) => 'taskId' in decision && decision.taskId)).toEqual(['task-0', 'task-9', 'task-59']);
+	});
+
+	it('on Redis a send told to be marked that the records do not hold is dropped, not an error of the next claim', async () => {
+		const store = new ScriptedStore('redis');
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve([send(0)]);
+		nodeRun.markSentSoon(7, 'task-7');
+		expect(await nodeRun.claim(0)).toBe('go');
+		expect(store.updates.at(-1)?.keys).not.toContain(sendKey(7));
 	});
 
 	it("on Redis a claims' update carries its own items and as many waiting sends as fill it to 50; the rest wait", async () => {
