@@ -303,8 +303,8 @@ describe('SQLite durable store', () => {
 		const sweepDefaults = { ...sweepTimes };
 		afterEach(() => Object.assign(sweepTimes, sweepDefaults));
 
-		it('removes expired rows in bounded steps (rowsPerStep rows looked at, each step its own transaction), in the order they were made', async () => {
-			sweepTimes.rowsPerStep = 64;
+		it('removes expired rows in bounded steps (at most rowsPerStep removed, lookPerStep looked at, each step its own transaction), in the order they were made', async () => {
+			Object.assign(sweepTimes, { rowsPerStep: 64, lookPerStep: 100 });
 			const file = join(folder, 'sweep.sqlite');
 			let now = 1_800_000_000_000;
 			const store = storeAt(file, () => now);
@@ -312,13 +312,13 @@ describe('SQLite durable store', () => {
 			await store.update(keys, () => ({ writes: keys.map((key) => ({ key, value: 'x', ttlMs: 1_000 })), result: undefined }));
 			await store.update(['kept'], () => ({ writes: [{ key: 'kept', value: 'k' }], result: undefined }));
 			expect(rows(file)).toHaveLength(151);
-			// The pass the file's opening started, done before the rows expire.
-			expect((await store.sweepNow()).removed).toBe(0);
+			// The pass the file's opening started, done before the rows expire: each step looks at 100 rows.
+			expect((await store.sweepNow()).steps.map(({ looked, removed }) => [looked, removed])).toEqual([[100, 0], [52, 0]]);
 			now += 60_000;
 			const pass = await store.sweepNow();
-			// 150 expired rows, the kept one and the file's key check.
-			expect(pass.steps.map((step) => step.looked)).toEqual([64, 64, 24]);
-			expect(pass.steps.map((step) => step.removed)).toEqual([63, 64, 23]);
+			// 150 expired rows, the kept one and the file's key check: each full step stops after its 64th expired row.
+			expect(pass.steps.map((step) => step.looked)).toEqual([65, 64, 23]);
+			expect(pass.steps.map((step) => step.removed)).toEqual([64, 64, 22]);
 			expect(rows(file).map((row) => row.value)).toEqual(['k']);
 			expect(await store.read(['kept', 'old 3'])).toEqual(['k', undefined]);
 		});

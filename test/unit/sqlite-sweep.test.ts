@@ -9,14 +9,18 @@ import { SqliteSweeper, sweepTimes, type SweepPass, type SweepStep } from '../..
 const defaults = { ...sweepTimes };
 beforeEach(() => {
 	jest.useFakeTimers();
-	Object.assign(sweepTimes, { everyMs: 60_000, rowsPerStep: 3, pauseMs: 1_000 });
+	Object.assign(sweepTimes, { everyMs: 60_000, rowsPerStep: 3, lookPerStep: 3, pauseMs: 1_000 });
 });
 afterEach(() => {
 	jest.useRealTimers();
 	Object.assign(sweepTimes, defaults);
 });
 
-/** Rows 1..`count` in the order they were made; `expired` ones go when a step looks at them. */
+/**
+ * Rows 1..`count` in the order they were made; `expired` ones go when a step looks at them. A step
+ * looks at up to `look` rows and removes up to `size` expired ones, stopping after the last it removes
+ * when it found that many (as sqliteStore.ts sweepStep does on the file).
+ */
 function sweeperOver(count: number, expired: number[]) {
 	const rows = Array.from({ length: count }, (_, index) => index + 1);
 	const gone = new Set(expired);
@@ -25,15 +29,17 @@ function sweeperOver(count: number, expired: number[]) {
 	const passes: SweepPass[] = [];
 	const hooks: { onStep?: (after: number) => void; afterStep?: () => void } = {};
 	const sweeper = new SqliteSweeper(
-		async (after, size, upTo): Promise<SweepStep> => {
+		async (after, size, upTo, look): Promise<SweepStep> => {
 			steps.push(after);
 			hooks.onStep?.(after);
-			const looked = rows.filter((row) => row > after && row <= upTo).slice(0, size);
-			const removed = looked.filter((row) => gone.has(row));
-			for (const row of removed) rows.splice(rows.indexOf(row), 1);
+			const window = rows.filter((row) => row > after && row <= upTo).slice(0, look);
+			const expired = window.filter((row) => gone.has(row)).slice(0, size);
+			const last = expired.length === size ? expired[size - 1] : (window.at(-1) ?? after);
+			const looked = window.filter((row) => row <= last);
+			for (const row of expired) rows.splice(rows.indexOf(row), 1);
 			const newest = rows.at(-1) ?? 0;
 			hooks.afterStep?.();
-			return { looked: looked.length, removed: removed.length, last: looked.at(-1) ?? after, newest, ms: 0 };
+			return { looked: looked.length, removed: expired.length, last, newest, ms: 0 };
 		},
 		async (pass) => {
 			passes.push(pass);
@@ -89,19 +95,35 @@ describe('the SQLite sweep', () => {
 		sweeper.stop();
 	});
 
-	it('by default sweeps every minute, 64 rows a step, 10 ms between steps that removed rows', async () => {
+	it('by default sweeps every minute, a step looking at 2,048 rows and removing 64 at most, 10 ms between steps that removed rows', async () => {
 		Object.assign(sweepTimes, defaults);
-		const { sweeper, gone, rows, steps } = sweeperOver(130, [1]);
+		const { sweeper, gone, rows, steps, passes } = sweeperOver(3_000, Array.from({ length: 70 }, (_, index) => index + 1));
 		sweeper.start();
 		await tick(0);
 		expect(steps).toEqual([0]);
 		await tick(10);
-		expect(steps).toEqual([0, 64, 128]);
-		gone.add(130);
-		await tick(59_989);
-		expect(rows).toHaveLength(129);
+		// The first step found 64 expired rows and stopped after them; the second looked at 2,048 rows and removed the other 6.
+		expect(steps).toEqual([0, 64]);
+		await tick(10);
+		expect(steps).toEqual([0, 64, 2_112]);
+		expect(passes[0].steps.map(({ looked, removed }) => [looked, removed])).toEqual([[64, 64], [2_048, 6], [888, 0]]);
+		gone.add(3_000);
+		await tick(59_979);
+		expect(rows).toHaveLength(2_930);
 		await tick(1);
-		expect(rows).toHaveLength(128);
+		expect(rows).toHaveLength(2_929);
+		sweeper.stop();
+	});
+
+	it('a step looks past rows that have not expired, and stops once it found rowsPerStep expired ones; the pass ends at a step that found neither limit', async () => {
+		Object.assign(sweepTimes, { rowsPerStep: 2, lookPerStep: 5 });
+		const { sweeper, rows, steps, passes } = sweeperOver(12, [2, 3, 4, 9]);
+		sweeper.start();
+		await tick(0);
+		await tick(2_000);
+		expect(steps).toEqual([0, 3, 8]);
+		expect(passes[0].steps.map(({ looked, removed, last }) => [looked, removed, last])).toEqual([[3, 2, 3], [5, 1, 8], [4, 1, 12]]);
+		expect(rows).toEqual([1, 5, 6, 7, 8, 10, 11, 12]);
 		sweeper.stop();
 	});
 

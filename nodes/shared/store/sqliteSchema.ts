@@ -36,6 +36,8 @@ export interface Statements {
 	rewrite: SqliteStatement;
 	remove: SqliteStatement;
 	sweepChunk: SqliteStatement;
+	sweepExpired: SqliteStatement;
+	sweepCount: SqliteStatement;
 	sweep: SqliteStatement;
 	erase: SqliteStatement;
 	legacyLeft: SqliteStatement;
@@ -55,10 +57,15 @@ export function prepareStatements(database: SqliteDatabase): Statements {
 		remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
 		erase: database.prepare('DELETE FROM store_entries WHERE phone_tag = ?'),
 		legacyLeft: database.prepare(`SELECT 1 AS found FROM store_entries WHERE ${LEGACY_NAMES} LIMIT 1`),
+		// A sweep step (sqliteStore.ts sweepStep): the rows it may look at, the expired ones among them it removes, and where it stops.
 		sweepChunk: database.prepare(
 			'SELECT count(*) AS rows, max(id) AS last, (SELECT max(id) FROM store_entries) AS newest FROM (SELECT id FROM store_entries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)',
 		),
-		sweep: database.prepare('DELETE FROM store_entries WHERE id IN (SELECT id FROM store_entries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?) AND expires_at <= ?'),
+		sweepExpired: database.prepare(
+			'SELECT count(*) AS expired, max(id) AS last FROM (SELECT id FROM store_entries WHERE id > ? AND id <= ? AND expires_at <= ? ORDER BY id LIMIT ?)',
+		),
+		sweepCount: database.prepare('SELECT count(*) AS rows FROM store_entries WHERE id > ? AND id <= ?'),
+		sweep: database.prepare('DELETE FROM store_entries WHERE id > ? AND id <= ? AND expires_at <= ?'),
 	};
 }
 

@@ -54,7 +54,7 @@ export class SqliteDurableStore implements DurableStore {
 		this.label = `the SQLite file ${file}`;
 		this.checkpoints = new WalCheckpoints(file);
 		this.sweeper = new SqliteSweeper(
-			async (after, rows, upTo) => await this.sweepStep(after, rows, upTo),
+			async (after, rows, upTo, look) => await this.sweepStep(after, rows, upTo, look),
 			async (pass) => await this.afterSweep(pass),
 		);
 	}
@@ -161,17 +161,25 @@ export class SqliteDurableStore implements DurableStore {
 		return row.value;
 	}
 
-	/** One step of the sweep (sqliteSweep.ts): removes the expired rows among the `rows` rows after `after` (up to `upTo`), in the order they were made. */
-	private async sweepStep(after: number, rows: number, upTo: number): Promise<SweepStep> {
+	/**
+	 * One step of the sweep (sqliteSweep.ts): looks at the `look` rows after `after` (up to `upTo`)
+	 * in the order they were made, and removes the expired ones among them, at most `rows`: when it
+	 * finds that many, it stops after the last.
+	 */
+	private async sweepStep(after: number, rows: number, upTo: number, look: number): Promise<SweepStep> {
 		const now = this.clock();
 		return await this.use('sweeping', (database, statements) => {
 			const started = performance.now();
 			const step = this.inTransaction(database, () => {
-				const chunk = statements.sweepChunk.get(after, upTo, rows) as { rows?: unknown; last?: unknown; newest?: unknown } | undefined;
-				const removed = Number(statements.sweep.run(after, upTo, rows, now).changes);
-				const looked = Number(chunk?.rows ?? 0);
-				if (looked < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
-				return { looked, removed, last: typeof chunk?.last === 'number' ? chunk.last : after, newest: typeof chunk?.newest === 'number' ? chunk.newest : 0 };
+				const chunk = statements.sweepChunk.get(after, upTo, look) as { rows?: unknown; last?: unknown; newest?: unknown } | undefined;
+				const windowLast = typeof chunk?.last === 'number' ? chunk.last : after;
+				const expired = statements.sweepExpired.get(after, windowLast, now, rows) as { expired?: unknown; last?: unknown } | undefined;
+				const full = Number(expired?.expired ?? 0) >= rows && typeof expired?.last === 'number';
+				const last = full ? (expired.last as number) : windowLast;
+				const looked = full ? Number((statements.sweepCount.get(after, last) as { rows?: unknown } | undefined)?.rows ?? 0) : Number(chunk?.rows ?? 0);
+				const removed = Number(statements.sweep.run(after, last, now).changes);
+				if (looked < look && removed < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
+				return { looked, removed, last, newest: typeof chunk?.newest === 'number' ? chunk.newest : 0 };
 			}, (result) => result.removed > 0);
 			// From BEGIN to after COMMIT: how long the step held n8n's thread.
 			return { ...step, ms: performance.now() - started };
