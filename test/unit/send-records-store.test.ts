@@ -358,6 +358,15 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 	/** A turn of the event loop: a mark started meanwhile has reached the store. */
 	const tick = async () => await new Promise((resume) => setImmediate(resume));
 
+	/** A run on Redis: `reserved` items reserved, the first `claimedCount` of them claimed. */
+	async function onRedis(reserved: number, claimedCount: number) {
+		const store = new ScriptedStore('redis');
+		const nodeRun = recordsOn(store);
+		await nodeRun.reserve(items(reserved).map((itemIndex) => send(itemIndex)));
+		for (const itemIndex of items(claimedCount)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		return { store, nodeRun };
+	}
+
 	async function claimed(store: ScriptedStore, count: number) {
 		const nodeRun = recordsOn(store);
 		await nodeRun.reserve(items(count).map((itemIndex) => send(itemIndex)));
@@ -421,10 +430,7 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 	});
 
 	it("on Redis sends ride in the next claims' update, each once (a group of their own would hold the server the claims wait for); the end marks only the rest", async () => {
-		const store = new ScriptedStore('redis');
-		const nodeRun = recordsOn(store);
-		await nodeRun.reserve(items(60).map((itemIndex) => send(itemIndex)));
-		for (const itemIndex of items(10)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		const { store, nodeRun } = await onRedis(60, 10);
 		const before = store.updates.length;
 		sentSoon(nodeRun, items(10));
 		await tick();
@@ -453,10 +459,7 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 	});
 
 	it("on Redis a claims' update carries its own items and as many waiting sends as fill it to 50; the rest wait", async () => {
-		const store = new ScriptedStore('redis');
-		const nodeRun = recordsOn(store);
-		await nodeRun.reserve(items(61).map((itemIndex) => send(itemIndex)));
-		for (const itemIndex of items(60)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		const { store, nodeRun } = await onRedis(61, 60);
 		sentSoon(nodeRun, items(60));
 		const before = store.updates.length;
 		expect(await nodeRun.claim(60)).toBe('go');
@@ -469,10 +472,7 @@ describe('sends marked while the batch goes on (markSentSoon)', () => {
 	});
 
 	it("on Redis sends that rode in a failed claims' update are marked at the end, and never released with the claim", async () => {
-		const store = new ScriptedStore('redis');
-		const nodeRun = recordsOn(store);
-		await nodeRun.reserve(items(6).map((itemIndex) => send(itemIndex)));
-		for (const itemIndex of items(5)) expect(await nodeRun.claim(itemIndex)).toBe('go');
+		const { store, nodeRun } = await onRedis(6, 5);
 		sentSoon(nodeRun, items(5));
 		store.script = ['lose', 'refuse', 'refuse'];
 		jest.useFakeTimers();
