@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { sleep } from 'n8n-workflow';
 
-import { StoreUnavailable, type DurableStore } from '../durableStore';
+import type { DurableStore } from '../durableStore';
 import { decideClaim, decideRelease, decideReserve, decideSent, type ItemKeys, type RunIdentity } from './decisions';
 import { chunkedUpdates, ITEMS_PER_UPDATE } from './chunkedUpdates';
-import { keysOfItems, phonesOfItems } from './itemKeys';
+import { keysOfItems } from './itemKeys';
 import { JointCalls, type JointAnswer } from './jointCalls';
 import { KnownValues } from './knownValues';
 import { oweRelease, paidRelease, payOwedReleases } from './owedReleases';
-import { markMaybeApplied, mayHaveApplied, reasonOf, recordsFailure, RecordsFailure } from './recordsFailure';
-import { countKeyOf, messageKeyOf, sendKeyOf, StagedValues, UnnamedKey } from './recordValues';
-import { countWindows, type ClaimAnswer, type ClaimGate, type SendDecision, type SmsLimits } from './rules';
+import { keysOfSend } from './recordKeys';
+import { mayHaveApplied, reasonOf, recordsFailure, RecordsFailure } from './recordsFailure';
+import { updateRecords } from './recordUpdate';
+import { UnnamedKey, type StagedValues } from './recordValues';
+import type { ClaimAnswer, ClaimGate, SendDecision, SmsLimits } from './rules';
 
 export type { ClaimAnswer, ClaimGate } from './rules';
 
@@ -39,20 +40,11 @@ export interface RecordRules {
 	repeatWindowMinutes: number;
 }
 
-/** Tries of one store update; each decision is safe to run again (see decisions.ts). */
-const TRIES = 3;
-/**
- * The pause before each further try: a lost connection is seen closed only on a later turn of the
- * event loop, so a try at once would fail on it again (and the next call reconnects only then).
- */
-const PAUSE_BEFORE_TRY_MS = [0, 20, 200];
 /** A send record outlives the repeat window, and a day for a retry of the same execution. */
 export const SEND_RECORD_MS = 24 * 3_600_000;
 
 /** How many sends a batch marks together while it goes on (markSentSoon); the fault tests lower it. */
 export const sentMarking = { together: ITEMS_PER_UPDATE };
-
-const RESULT = 'send-records';
 
 /**
  * The send records of one node run on the durable store (docs/gateway-api.md names the gateway's
@@ -87,64 +79,9 @@ export class SendRecords {
 		return this.rules.repeatWindowMinutes;
 	}
 
-	private keysOf(send: RecordedSend, now: number): ItemKeys {
-		const { node, execution, runIndex } = this.scope;
-		const windows = countWindows(this.rules.limits, send.phone, now);
-		return {
-			itemIndex: send.itemIndex,
-			phone: send.phone,
-			sendKey: sendKeyOf(node, execution, runIndex, send.itemIndex),
-			// With a window of 0 too, under a key of its own (it guards nothing): a crashed run's reservations are found there and taken over.
-			messageKey: messageKeyOf(node, send.phone, this.run.windowMs > 0 ? send.message : `no window|${send.message}`),
-			windows,
-			countKeys: windows.map((window) => countKeyOf(node, send.phone, window)),
-		};
-	}
-
-	/** One atomic update over the items' keys (and `more` keys a claim's gate reads), tried again when it fails; the answer is checked. */
-	private async update<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts: boolean, more: string[] = []): Promise<T[]> {
-		const keys = [...new Set([...keysOfItems(items, counts), ...more])];
-		const phones = phonesOfItems(items);
-		let failure: unknown;
-		let mayHaveWritten = false;
-		for (let attempt = 0; attempt < TRIES; attempt++) {
-			let staged: StagedValues | undefined;
-			let decided = false;
-			if (PAUSE_BEFORE_TRY_MS[attempt] > 0) await sleep(PAUSE_BEFORE_TRY_MS[attempt]);
-			try {
-				const answer: unknown = await this.store.update(
-					keys,
-					(read, now) => {
-						decided = false;
-						const values = (staged = new StagedValues(keys, read, now, phones));
-						const results = items.map((item) => decide(values, item));
-						decided = true;
-						return { writes: values.writes(), result: { kind: RESULT, results } };
-					},
-					this.known?.guess(keys),
-				);
-				const { kind, results } = (answer ?? {}) as { kind?: unknown; results?: unknown };
-				if (kind !== RESULT || !Array.isArray(results) || results.length !== items.length || !staged) throw new Error(`${this.store.label} answered an update with something unexpected`);
-				// The last decision is the one the store applied.
-				this.known?.remember(keys, staged);
-				return results as T[];
-			} catch (error) {
-				this.known?.forget(keys);
-				failure = error;
-				// Unknown, like a paid call's lost answer: only a store that says so wrote nothing.
-				if (decided && !(error instanceof StoreUnavailable && !error.maybeWritten)) mayHaveWritten = true;
-				// Asking again would need the same key again: the caller names more keys instead.
-				if (error instanceof UnnamedKey) break;
-			}
-		}
-		const thrown = failure instanceof Error ? failure : new Error(reasonOf(failure));
-		if (mayHaveWritten) markMaybeApplied(thrown);
-		throw thrown;
-	}
-
-	/** The items' updates in chunks (chunkedUpdates.ts), each this run's update. */
+	/** The items' updates in chunks (chunkedUpdates.ts), each one retried update (recordUpdate.ts). */
 	private async inChunks<T>(items: ItemKeys[], decide: (values: StagedValues, item: ItemKeys) => T, counts = true, touched?: Set<ItemKeys>): Promise<T[]> {
-		return await chunkedUpdates(items, counts, async (chunk) => await this.update(chunk, decide, counts), touched);
+		return await chunkedUpdates(items, counts, async (chunk) => await updateRecords(this.store, this.known, chunk, decide, counts), touched);
 	}
 
 	/**
@@ -164,7 +101,7 @@ export class SendRecords {
 		try {
 			const now = await this.store.now();
 			if (!Number.isFinite(now)) throw new Error(`${this.store.label} gave a time that is not a number`);
-			items = sends.map((send) => this.keysOf(send, now));
+			items = sends.map((send) => keysOfSend(this.scope, this.rules, this.run, send, now));
 			const results = await this.inChunks(items, (values, item) => decideReserve(values, this.run, item), true, touched);
 			items.forEach((item, index) => {
 				decisions.set(item.itemIndex, results[index]);
@@ -219,8 +156,8 @@ export class SendRecords {
 				return stopped === undefined ? decideClaim(values, this.run, item) : { stopped };
 			};
 			// Only a send that lost its reservation meanwhile needs its counts: the rest claim without reading them.
-			const answers = await this.update(together, claim, false, gateKeys).catch(async (error: unknown) =>
-				error instanceof UnnamedKey ? await this.update(together, claim, true, gateKeys) : Promise.reject(error),
+			const answers = await updateRecords(this.store, this.known, together, claim, false, gateKeys).catch(async (error: unknown) =>
+				error instanceof UnnamedKey ? await updateRecords(this.store, this.known, together, claim, true, gateKeys) : Promise.reject(error),
 			);
 			this.marked([...riders.keys()]);
 			return holds.map((held, index) => {
