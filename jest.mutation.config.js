@@ -50,6 +50,8 @@ module.exports = {
 		'<rootDir>/test/unit/sends-by-task-index.test.ts',
 		'<rootDir>/test/unit/contentChecks.test.ts',
 		'<rootDir>/test/store/sqliteStore.test.ts',
+		'<rootDir>/test/store/sqliteConnection.test.ts',
+		'<rootDir>/test/unit/sqlite-failures.test.ts',
 		'<rootDir>/test/unit/keyName.test.ts',
 		'<rootDir>/test/unit/erasePhoneSteps.test.ts',
 		'<rootDir>/test/unit/sqlite-sweep.test.ts',

@@ -4,7 +4,7 @@
  * a StoreUnavailable saying what was being done. node:sqlite is watched through a thin wrapper
  * that counts opens and closes and can make one statement fail as SQLite would.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -358,5 +358,67 @@ describe('rows as a read finds them', () => {
 		other.close();
 		expect(await store.read(['odd expiry', 'first'])).toEqual([undefined, '1']);
 		expect((await unavailable(store.read(['odd value']))).message).toMatch(/\(reading: a row whose value is not text\)/);
+	});
+});
+
+describe('opening a file', () => {
+	it("adds the phone tag to a table of an earlier version that had none: its rows are read, and a number's rows are erased", async () => {
+		const file = join(folder, 'without-phone-tag.sqlite');
+		const made = new real.DatabaseSync(file);
+		made.exec('CREATE TABLE store_entries (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL, expires_at INTEGER)');
+		made.prepare('INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, NULL)').run(storedRowKey('earlier'), 'kept');
+		made.close();
+		const store = opened(watch(real), undefined, file);
+		expect(await store.read(['earlier'])).toEqual(['kept']);
+		await put(store, 'new', 'n', { phone: '13800138000' });
+		expect(await store.erasePhone('13800138000')).toBe(1);
+		expect(await store.read(['earlier', 'new'])).toEqual(['kept', undefined]);
+	});
+
+	it.each([
+		['making the table', 'exec', 'CREATE INDEX IF NOT EXISTS store_entries_phone'],
+		["writing the file's key check", 'run', 'INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, NULL)'],
+	])('a failure while %s is rolled back, the file closed, and the failure named', async (_what, call, statement) => {
+		const watched = watch(real);
+		watched.fault = (sql, made) => (made === call && sql.startsWith(statement) ? sqliteError('disk I/O error', 10) : undefined);
+		const store = opened(watched);
+		expect((await unavailable(store.read(['a']))).message).toMatch(/could not be used \(opening: disk I\/O error\)/);
+		expect(watched.execs.at(-1)).toBe('ROLLBACK');
+		expect(watched.closes).toBe(1);
+		watched.fault = undefined;
+		expect(await store.read(['a'])).toEqual([undefined]);
+	});
+
+	it.each([
+		['making the table', 'exec', 'CREATE INDEX IF NOT EXISTS store_entries_phone'],
+		["writing the file's key check", 'run', 'INSERT INTO store_entries (key, value, expires_at) VALUES (?, ?, NULL)'],
+	])('a failure while %s that ended the transaction itself is named as it is (no rollback to fail)', async (_what, call, statement) => {
+		const watched = watch(real);
+		watched.fault = (sql, made, connection) => {
+			if (made !== call || !sql.startsWith(statement)) return undefined;
+			connection.exec('ROLLBACK');
+			return sqliteError('database or disk is full', 13);
+		};
+		const store = opened(watched);
+		expect((await unavailable(store.read(['a']))).message).toMatch(/could not be used \(opening: database or disk is full\)/);
+		expect(watched.execs).not.toContain('ROLLBACK');
+	});
+});
+
+describe("the file's modes", () => {
+	it('narrows the -wal and -shm files another process left readable (644) to 600 when it opens the file', async () => {
+		const file = join(folder, 'shared-modes.sqlite');
+		const other = new real.DatabaseSync(file);
+		other.exec('PRAGMA journal_mode = WAL');
+		other.exec('CREATE TABLE earlier (a)');
+		other.exec("INSERT INTO earlier VALUES ('x')");
+		const paths = [file, `${file}-wal`, `${file}-shm`];
+		for (const path of paths) chmodSync(path, 0o644);
+		try {
+			expect(await opened(watch(real), undefined, file).read(['a'])).toEqual([undefined]);
+			expect(paths.map((path) => statSync(path).mode & 0o777)).toEqual([0o600, 0o600, 0o600]);
+		} finally {
+			other.close();
+		}
 	});
 });

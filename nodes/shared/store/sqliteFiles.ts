@@ -19,13 +19,8 @@ export function prepareStoreFile(file: string): void {
 }
 
 function narrowMode(path: string) {
-	let mode: number;
-	try {
-		mode = statSync(path).mode;
-	} catch {
-		// Not there (yet): SQLite makes it with the file's mode.
-		return;
-	}
+	// Not there (yet): SQLite makes it with the file's mode.
+	const mode = statSync(path, { throwIfNoEntry: false })?.mode ?? 0;
 	if ((mode & 0o077) !== 0) chmodSync(path, mode & FILE_MODE);
 }
 
