@@ -52,6 +52,7 @@ module.exports = {
 		'<rootDir>/test/store/sqliteStore.test.ts',
 		'<rootDir>/test/store/sqliteConnection.test.ts',
 		'<rootDir>/test/unit/sqlite-failures.test.ts',
+		'<rootDir>/test/store/memoryStore.test.ts',
 		'<rootDir>/test/unit/keyName.test.ts',
 		'<rootDir>/test/unit/erasePhoneSteps.test.ts',
 		'<rootDir>/test/unit/sqlite-sweep.test.ts',
