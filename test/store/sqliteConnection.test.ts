@@ -84,6 +84,14 @@ function opened(watched: Watched, clock?: () => number, file = join(folder, `fil
 const put = async (store: SqliteDurableStore, key: string, value: string, extra: { ttlMs?: number; phone?: string } = {}) =>
 	await store.update([key], () => ({ writes: [{ key, value, ...extra }], result: undefined }));
 
+/** A store on a watched node:sqlite holding key 'a' = '1'. */
+async function withRowA(extra: { phone?: string } = {}) {
+	const watched = watch(real);
+	const store = opened(watched);
+	await put(store, 'a', '1', extra);
+	return { watched, store };
+}
+
 beforeAll(() => {
 	const loaded = nodeSqlite();
 	if (!loaded) throw new Error('These tests need node:sqlite (Node 24): run them with npm test');
@@ -101,9 +109,7 @@ afterAll(() => {
 
 describe('the connection', () => {
 	it("is opened once with the store's pragmas, and kept by every later call", async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		expect(await store.read(['a'])).toEqual(['1']);
 		await put(store, 'a', '2');
 		expect(watched.connections).toHaveLength(1);
@@ -126,9 +132,7 @@ describe('the connection', () => {
 	});
 
 	it('is closed by close(), which may be called again, and the next call opens the file anew', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		store.close();
 		store.close();
 		expect(watched.closes).toBe(1);
@@ -150,9 +154,7 @@ describe('the connection', () => {
 	});
 
 	it('is kept when a failed write left no transaction to roll back (SQLite ended it)', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		watched.fault = (sql, call, connection) => {
 			if (call !== 'run' || !sql.startsWith('UPDATE store_entries') ) return undefined;
 			connection.exec('ROLLBACK');
@@ -167,9 +169,7 @@ describe('the connection', () => {
 	});
 
 	it('is closed when even the rollback fails, and the next call opens the file anew', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		watched.fault = (sql) => (sql === 'ROLLBACK' ? sqliteError('disk I/O error', 10) : undefined);
 		await expect(store.update(['a'], () => { throw new Error('refused'); })).rejects.toThrow('refused');
 		expect(watched.closes).toBe(1);
@@ -200,9 +200,7 @@ describe('a failure says what was being done', () => {
 	const ioError = () => sqliteError('disk I/O error', 10);
 
 	it('reading, and the read transaction is ended', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		watched.fault = (sql, call) => (call === 'get' && sql.startsWith('SELECT id, value') ? ioError() : undefined);
 		expect((await unavailable(store.read(['a']))).message).toMatch(/could not be used \(reading: disk I\/O error\); check that n8n may write/);
 		watched.fault = undefined;
@@ -211,18 +209,14 @@ describe('a failure says what was being done', () => {
 	});
 
 	it('sweeping', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		await store.sweepNow();
 		watched.fault = (sql) => (sql.includes('AS newest') ? ioError() : undefined);
 		expect((await unavailable(store.sweepNow())).message).toMatch(/\(sweeping: disk I\/O error\)/);
 	});
 
 	it('erasing', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1', { phone: '13800138000' });
+		const { watched, store } = await withRowA({ phone: '13800138000' });
 		watched.fault = (sql) => (sql.includes('WHERE phone_tag = ?') ? ioError() : undefined);
 		expect((await unavailable(store.erasePhone('13800138000'))).message).toMatch(/\(erasing: disk I\/O error\)/);
 		watched.fault = undefined;
@@ -260,9 +254,7 @@ describe('after a sweep', () => {
 	}
 
 	it('a pass that removed nothing gives no pages back', async () => {
-		const watched = watch(real);
-		const store = opened(watched);
-		await put(store, 'a', '1');
+		const { watched, store } = await withRowA();
 		await store.sweepNow();
 		const before = vacuums(watched);
 		expect((await store.sweepNow()).removed).toBe(0);
